@@ -1,0 +1,485 @@
+//! The State API: one contract that every game implements.
+//!
+//! A game is a validated configuration ([`Game`]); a [`State`] is one position in it, a small
+//! `Clone` value. Every method states its contract here; game modules document only their
+//! own layouts and rulings.
+//!
+//! * **Nodes.** [`State::current_player`] is a seat, [`Player::Chance`] (the deal, a cut, a
+//!   starter) or [`Player::Terminal`].
+//! * **Actions** are fixed ids `0..num_distinct_actions` with stable text forms. At a chance
+//!   node the ids are chance outcomes `0..max_chance_outcomes` (for a deal: the card dealt
+//!   next), listed by [`State::chance_outcomes`] with their probabilities; [`State::apply`]
+//!   accepts both kinds, so a history is one list.
+//! * **Randomness** comes only from an [`Rng`] argument; a state never stores one, so search
+//!   code cannot peek at future cards.
+//! * **Hidden information.** [`State::write_observation`], [`State::view`] and
+//!   [`State::action_to_string_for`] for a seat depend only on what that seat may know.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::{Error, OptionSpec, Options, Rng};
+
+/// An action id (player action or chance outcome).
+pub type Action = u32;
+
+/// Who acts at a state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Player {
+    /// A seat, `0..num_players`.
+    Seat(usize),
+    /// A chance event (deal, cut, starter) is pending.
+    Chance,
+    /// The game is over.
+    Terminal,
+}
+
+impl Player {
+    /// The seat, if a seat is to act.
+    #[must_use]
+    pub const fn seat(self) -> Option<usize> {
+        match self {
+            Player::Seat(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// OpenSpiel-style integer: the seat, `-1` for chance, `-4` for terminal.
+    #[must_use]
+    pub const fn to_i32(self) -> i32 {
+        match self {
+            Player::Seat(s) => s as i32,
+            Player::Chance => CHANCE,
+            Player::Terminal => TERMINAL,
+        }
+    }
+}
+
+/// [`Player::to_i32`] of a chance node (as in OpenSpiel).
+pub const CHANCE: i32 = -1;
+/// [`Player::to_i32`] of a terminal state (as in OpenSpiel).
+pub const TERMINAL: i32 = -4;
+
+/// Who looks at a state: decides what [`State::view`] and [`State::action_to_string_for`] show.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Viewer {
+    /// One seat: its own hand and everything public.
+    Seat(usize),
+    /// A spectator: public information only.
+    Spectator,
+    /// Everything, all hands included: for referees, records after the game, debugging.
+    Omniscient,
+}
+
+/// The most action ids any game has; [`ActionSet`] holds this many.
+pub const MAX_ACTIONS: usize = 256;
+
+/// A set of action ids as a 256-bit mask: `Copy`, allocation-free, iterates ascending.
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ActionSet([u64; 4]);
+
+impl ActionSet {
+    /// The empty set.
+    pub const EMPTY: ActionSet = ActionSet([0; 4]);
+
+    /// Adds `a` (`a < 256`).
+    #[inline]
+    pub fn insert(&mut self, a: Action) {
+        debug_assert!((a as usize) < MAX_ACTIONS);
+        self.0[(a >> 6) as usize & 3] |= 1 << (a & 63);
+    }
+
+    /// Adds the ids `offset + i` for every set bit `i` of `bits`.
+    #[inline]
+    pub fn insert_bits(&mut self, offset: u32, bits: u64) {
+        if bits == 0 {
+            return;
+        }
+        let word = (offset >> 6) as usize;
+        let shift = offset & 63;
+        self.0[word] |= bits << shift;
+        if shift != 0 && word + 1 < 4 {
+            self.0[word + 1] |= bits >> (64 - shift);
+        }
+    }
+
+    /// True if `a` is in the set.
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, a: Action) -> bool {
+        (a as usize) < MAX_ACTIONS && self.0[(a >> 6) as usize] >> (a & 63) & 1 != 0
+    }
+
+    /// Number of actions.
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// True if there is no action.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// The `n`-th action in ascending order.
+    #[inline]
+    #[must_use]
+    pub fn nth(&self, mut n: usize) -> Option<Action> {
+        for (i, &w) in self.0.iter().enumerate() {
+            let c = w.count_ones() as usize;
+            if n < c {
+                return crate::card_set::select_bit(w, n).map(|b| (i as u32) * 64 + b);
+            }
+            n -= c;
+        }
+        None
+    }
+
+    /// A uniformly random member (`None` if empty).
+    #[inline]
+    pub fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
+        let n = self.len();
+        if n == 0 {
+            None
+        } else {
+            self.nth(rng.below(n as u64) as usize)
+        }
+    }
+
+    /// Iterates in ascending order.
+    #[must_use]
+    pub fn iter(&self) -> ActionIter {
+        ActionIter {
+            words: self.0,
+            word: 0,
+        }
+    }
+
+    /// The actions as a vector, ascending.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<Action> {
+        self.iter().collect()
+    }
+
+    /// Writes a 0/1 mask of length `out.len()`; ids beyond it are ignored.
+    pub fn write_mask<T: From<bool>>(&self, out: &mut [T]) {
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = T::from(self.contains(i as Action));
+        }
+    }
+}
+
+impl fmt::Debug for ActionSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<Action> for ActionSet {
+    fn from_iter<I: IntoIterator<Item = Action>>(iter: I) -> Self {
+        let mut s = ActionSet::EMPTY;
+        for a in iter {
+            s.insert(a);
+        }
+        s
+    }
+}
+
+/// Ascending iterator over an [`ActionSet`].
+#[derive(Clone, Debug)]
+pub struct ActionIter {
+    words: [u64; 4],
+    word: usize,
+}
+
+impl Iterator for ActionIter {
+    type Item = Action;
+    fn next(&mut self) -> Option<Action> {
+        while self.word < 4 {
+            let w = &mut self.words[self.word];
+            if *w != 0 {
+                let b = w.trailing_zeros();
+                *w &= *w - 1;
+                return Some(self.word as u32 * 64 + b);
+            }
+            self.word += 1;
+        }
+        None
+    }
+}
+
+/// One value per seat (returns, rewards), without allocation. Dereferences to a slice of
+/// length `num_players`.
+#[derive(Copy, Clone, Debug, PartialEq, Default, Serialize)]
+pub struct SeatValues {
+    values: [f64; 4],
+    len: u8,
+}
+
+impl SeatValues {
+    /// `n` zeros (`n <= 4`).
+    #[must_use]
+    pub fn zeros(n: usize) -> SeatValues {
+        SeatValues {
+            values: [0.0; 4],
+            len: n.min(4) as u8,
+        }
+    }
+}
+
+impl std::ops::Deref for SeatValues {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.values[..self.len as usize]
+    }
+}
+
+impl std::ops::DerefMut for SeatValues {
+    fn deref_mut(&mut self) -> &mut [f64] {
+        &mut self.values[..self.len as usize]
+    }
+}
+
+/// A validated game configuration. Cheap to copy or clone.
+pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
+    /// The state type of this game.
+    type State: State<Game = Self>;
+
+    /// Registry name, e.g. `"jass"`.
+    const NAME: &'static str;
+    /// Version of the implemented rules; serialized states carry it. It changes whenever a
+    /// history could replay differently.
+    const RULES_VERSION: u32;
+
+    /// The option specs of this game, in a fixed order.
+    fn option_specs() -> &'static [OptionSpec];
+
+    /// Validates `options` (missing keys take defaults).
+    ///
+    /// # Errors
+    /// [`Error::UnknownOption`] or [`Error::InvalidOption`] naming the key and what is allowed.
+    fn from_options(options: &Options) -> Result<Self, Error>;
+
+    /// Every option with its effective value (defaults included), in canonical form.
+    fn options(&self) -> Options;
+
+    /// Number of seats.
+    fn num_players(&self) -> usize;
+
+    /// Size of the player action space; ids are `0..num_distinct_actions`.
+    fn num_distinct_actions(&self) -> usize;
+
+    /// Size of the chance outcome space; outcome ids are `0..max_chance_outcomes`.
+    fn max_chance_outcomes(&self) -> usize;
+
+    /// Shape of [`State::write_observation`]'s output (a flat vector: one dimension).
+    fn observation_shape(&self) -> Vec<usize>;
+
+    /// Length of the observation (product of the shape).
+    fn observation_len(&self) -> usize {
+        self.observation_shape().iter().product()
+    }
+
+    /// The state before the first deal (a chance node).
+    fn new_initial_state(&self) -> Self::State;
+}
+
+/// A position in a game. See the module docs for the contract shared by all methods.
+pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
+    /// The game this is a state of.
+    type Game: Game<State = Self>;
+    /// The structured view type (serde).
+    type View: Serialize + fmt::Debug;
+
+    /// The game (configuration) of this state.
+    fn game(&self) -> &Self::Game;
+
+    /// Who acts now.
+    fn current_player(&self) -> Player;
+
+    /// True at a terminal state.
+    fn is_terminal(&self) -> bool {
+        self.current_player() == Player::Terminal
+    }
+
+    /// True at a chance node.
+    fn is_chance_node(&self) -> bool {
+        self.current_player() == Player::Chance
+    }
+
+    /// Legal actions of the seat to move, or the possible outcomes at a chance node; empty
+    /// at a terminal state. Ascending; allocation-free.
+    fn legal_actions(&self) -> ActionSet;
+
+    /// A mask over the player action space (`num_distinct_actions`), or over the chance
+    /// outcome space at a chance node.
+    fn legal_action_mask(&self) -> Vec<bool> {
+        let n = if self.is_chance_node() {
+            self.game().max_chance_outcomes()
+        } else {
+            self.game().num_distinct_actions()
+        };
+        let mut mask = vec![false; n];
+        self.legal_actions().write_mask(&mut mask);
+        mask
+    }
+
+    /// The chance outcomes with their probabilities (summing to 1).
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if this is not a chance node.
+    fn chance_outcomes(&self) -> Result<Vec<(Action, f64)>, Error> {
+        if !self.is_chance_node() {
+            return Err(Error::WrongNode(
+                "chance outcomes exist only at a chance node".into(),
+            ));
+        }
+        let outcomes = self.legal_actions();
+        let p = 1.0 / outcomes.len() as f64;
+        Ok(outcomes.iter().map(|a| (a, p)).collect())
+    }
+
+    /// Applies one chance outcome drawn from `rng` with the probabilities of
+    /// [`State::chance_outcomes`].
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if this is not a chance node.
+    fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error>;
+
+    /// Resolves every pending chance event from `rng` until a seat acts or the game ends.
+    /// Games may draw a whole deal at once (a shuffle); the result for a given `rng` stream is
+    /// fixed, but it need not equal repeated [`State::apply_random_chance`] calls.
+    fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        while self.is_chance_node() {
+            // Cannot fail: we are at a chance node.
+            let _ = self.apply_random_chance(rng);
+        }
+    }
+
+    /// Applies a player action or a chance outcome after checking it.
+    ///
+    /// # Errors
+    /// [`Error::GameOver`], [`Error::UnknownAction`] or [`Error::IllegalAction`] (saying which
+    /// rule forbids it). On error the state is unchanged.
+    fn apply(&mut self, action: Action) -> Result<(), Error> {
+        self.check_action(action)?;
+        self.apply_unchecked(action);
+        Ok(())
+    }
+
+    /// Checks that `action` is legal now, with the reason if it is not.
+    ///
+    /// # Errors
+    /// As [`State::apply`].
+    fn check_action(&self, action: Action) -> Result<(), Error>;
+
+    /// Applies an action known to be legal, for hot loops. Debug builds assert legality;
+    /// release builds leave the state unspecified (but memory-safe) for an illegal action.
+    fn apply_unchecked(&mut self, action: Action);
+
+    /// Text form of `action` at this state, e.g. `"play UR"`, `"trump roses"`; at a chance
+    /// node, the outcome as the omniscient viewer sees it (`"deal UR to 2"`).
+    fn action_to_string(&self, action: Action) -> String {
+        self.action_to_string_for(Viewer::Omniscient, action)
+            .unwrap_or_else(|| format!("action {action}"))
+    }
+
+    /// Text form of `action` as `viewer` learns it when it is applied here, for event
+    /// streams: a card dealt to another seat is shown without the card (`"deal a card to 2"`);
+    /// `None` if the viewer does not even learn that the action happened (another seat's
+    /// private Wys declaration). Events built from this never leak hidden information.
+    fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String>;
+
+    /// Parses the text form of an action at this state (inverse of [`State::action_to_string`]).
+    ///
+    /// # Errors
+    /// [`Error::UnparsableAction`] saying what is expected.
+    fn string_to_action(&self, text: &str) -> Result<Action, Error>;
+
+    /// Writes what `seat` knows into `out` (length [`Game::observation_len`]); layout
+    /// documented by each game as named constants. Allocation-free.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`] or [`Error::BufferSize`].
+    fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error>;
+
+    /// The observation as a new vector.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    fn observation(&self, seat: usize) -> Result<Vec<f32>, Error> {
+        let mut out = vec![0.0; self.game().observation_len()];
+        self.write_observation(seat, &mut out)?;
+        Ok(out)
+    }
+
+    /// The structured record of what `viewer` may see.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    fn view(&self, viewer: Viewer) -> Result<Self::View, Error>;
+
+    /// Per-seat returns, zero-sum between the sides; all 0 until terminal. Each game
+    /// documents them for `scope = match` and `scope = deal`.
+    fn returns(&self) -> SeatValues;
+
+    /// Reward of the last transition per seat. Returns are 0 until terminal, so this is the
+    /// returns at a terminal state and 0 elsewhere.
+    fn rewards(&self) -> SeatValues {
+        if self.is_terminal() {
+            self.returns()
+        } else {
+            SeatValues::zeros(self.game().num_players())
+        }
+    }
+
+    /// Every action and chance outcome applied since the initial state, in order.
+    /// Replaying it on [`Game::new_initial_state`] reproduces this state exactly.
+    fn history(&self) -> Vec<Action>;
+
+    /// Number of actions and outcomes applied so far (`history().len()`). It counts private
+    /// actions too, so it must not be shown to players: use [`State::public_move_number`].
+    fn move_number(&self) -> usize;
+
+    /// Number of applied actions and outcomes that every spectator knows happened (those for
+    /// which [`State::action_to_string_for`] with [`Viewer::Spectator`] is `Some`). Safe to
+    /// show to every seat, e.g. as the expected move number of a server-held match.
+    fn public_move_number(&self) -> usize;
+
+    /// A full state consistent with everything `seat` knows (its hand, public cards, voids
+    /// and other inferences, public announcements), drawn from `rng`. The result gives `seat`
+    /// the same observation and view as `self`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`], or [`Error::ResampleFailed`] if no consistent state was found.
+    fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn action_set_basics() {
+        let mut s = ActionSet::EMPTY;
+        for a in [0, 5, 63, 64, 130, 255] {
+            s.insert(a);
+        }
+        assert_eq!(s.to_vec(), vec![0, 5, 63, 64, 130, 255]);
+        assert_eq!(s.len(), 6);
+        assert_eq!(s.nth(3), Some(64));
+        assert_eq!(s.nth(6), None);
+        assert!(s.contains(130) && !s.contains(131) && !s.contains(1000));
+        let mut t = ActionSet::EMPTY;
+        t.insert_bits(60, 0b1011);
+        assert_eq!(t.to_vec(), vec![60, 61, 63]);
+        let mut mask = [false; 8];
+        s.write_mask(&mut mask);
+        assert_eq!(mask, [true, false, false, false, false, true, false, false]);
+    }
+}

@@ -1,0 +1,158 @@
+//! The observation tensor of a seat: a flat `f32` vector, seats and teams relative to the
+//! observer (relative seat 0 = the observer, 1 = the next player, 2 = the partner; relative
+//! team 0 = the observer's team). Cards are indexed by their card-action id (0..36).
+
+use super::{JassState, Phase, Said, card_action};
+use crate::{CardSet, Error};
+
+/// Offsets and sizes of the observation, as named constants.
+pub mod layout {
+    /// Cards in the observer's hand (36).
+    pub const HAND: usize = 0;
+    /// Cards in the current trick, by relative seat (4 × 36).
+    pub const TRICK: usize = HAND + 36;
+    /// Cards played this deal (tricks done and current), by relative seat (4 × 36).
+    pub const PLAYED: usize = TRICK + 4 * 36;
+    /// Leader of the current trick, one-hot relative seat (4).
+    pub const LEADER: usize = PLAYED + 4 * 36;
+    /// Phase one-hot: deal, choose mode, play, over (4).
+    pub const PHASE: usize = LEADER + 4;
+    /// Dealer, one-hot relative seat (4).
+    pub const DEALER: usize = PHASE + 4;
+    /// Mode one-hot: trump Acorns, Roses, Shields, Bells, Obenabe, Undenufe (6).
+    pub const MODE: usize = DEALER + 4;
+    /// 1 if the choice was pushed (schieben) (1).
+    pub const PUSHED: usize = MODE + 6;
+    /// Who chose the mode, one-hot relative seat (4).
+    pub const CHOOSER: usize = PUSHED + 1;
+    /// Seat to act, one-hot relative seat; zeros at chance and terminal nodes (4).
+    pub const TO_ACT: usize = CHOOSER + 4;
+    /// Wys announcements per relative seat, [`ANNOUNCEMENT`] values each (4 × 20).
+    pub const WYS_ANNOUNCED: usize = TO_ACT + 4;
+    /// Values per announcement: made, said "no Wys", said "good", points known, points / 300,
+    /// cards known, cards / 9, top rank known, top rank one-hot (6..A, 9), trump known,
+    /// trump, became best.
+    pub const ANNOUNCEMENT: usize = 20;
+    /// Cards of the observer's own declared Wys (36).
+    pub const OWN_WYS: usize = WYS_ANNOUNCED + 4 * ANNOUNCEMENT;
+    /// Points of the observer's own declared Wys / 300 (1).
+    pub const OWN_WYS_POINTS: usize = OWN_WYS + 36;
+    /// Cards of the Wys revealed by the Wys-winning team (36).
+    pub const WYS_REVEALED: usize = OWN_WYS_POINTS + 1;
+    /// Wys-winning team, one-hot relative team (2).
+    pub const WYS_WINNER: usize = WYS_REVEALED + 36;
+    /// Wys points scored per relative team / 300 (2).
+    pub const WYS_POINTS: usize = WYS_WINNER + 2;
+    /// Number of Stöck scored per relative seat (4).
+    pub const STOECK: usize = WYS_POINTS + 2;
+    /// Card points taken per relative team / 157 (2).
+    pub const CARD_POINTS: usize = STOECK + 4;
+    /// Tricks won per relative team / 9 (2).
+    pub const TRICKS_WON: usize = CARD_POINTS + 2;
+    /// Match scores per relative team / target score (2).
+    pub const SCORES: usize = TRICKS_WON + 2;
+    /// Total length: 36 + 144 + 144 + 4 + 4 + 4 + 6 + 1 + 4 + 4 + 80 + 36 + 1 + 36 + 2 + 2
+    /// + 4 + 2 + 2 + 2 = 522.
+    pub const TOTAL: usize = SCORES + 2;
+}
+
+use layout::*;
+
+fn cards(out: &mut [f32], offset: usize, set: CardSet) {
+    for c in set.iter() {
+        out[offset + card_action(c) as usize] = 1.0;
+    }
+}
+
+pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+    if seat >= 4 {
+        return Err(Error::InvalidSeat {
+            seat: seat as i64,
+            last: 3,
+        });
+    }
+    if out.len() != TOTAL {
+        return Err(Error::BufferSize {
+            got: out.len(),
+            expected: TOTAL,
+        });
+    }
+    out.fill(0.0);
+    let rel = |abs: usize| (abs + 4 - seat) % 4;
+    let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
+    cards(out, HAND, s.hands[seat]);
+    if s.phase == Phase::Play {
+        let t = s.trick_no as usize;
+        for (i, &c) in s.trick().iter().enumerate() {
+            let p = rel((usize::from(s.leaders[t]) + i) % 4);
+            out[TRICK + p * 36 + card_action(c) as usize] = 1.0;
+        }
+        out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
+    }
+    for p in 0..4 {
+        cards(out, PLAYED + rel(p) * 36, s.played_by[p]);
+    }
+    let phase = match s.phase {
+        Phase::Deal => 0,
+        Phase::ChooseMode => 1,
+        Phase::Play => 2,
+        Phase::Over => 3,
+    };
+    out[PHASE + phase] = 1.0;
+    out[DEALER + rel(s.dealer())] = 1.0;
+    if let Some(m) = s.mode {
+        out[MODE + m.index()] = 1.0;
+        out[CHOOSER + rel(usize::from(s.chooser))] = 1.0;
+    }
+    if s.pushes > 0 {
+        out[PUSHED] = 1.0;
+    }
+    if matches!(s.phase, Phase::ChooseMode | Phase::Play) {
+        out[TO_ACT + rel(usize::from(s.to_act))] = 1.0;
+    }
+    for p in 0..4 {
+        let a = &s.announcements[p];
+        let o = WYS_ANNOUNCED + rel(p) * ANNOUNCEMENT;
+        if !a.made {
+            continue;
+        }
+        out[o] = 1.0;
+        out[o + 1] = f32::from(u8::from(a.said == Said::NoWys));
+        out[o + 2] = f32::from(u8::from(a.said == Said::Good));
+        if let Some(pts) = a.points {
+            out[o + 3] = 1.0;
+            out[o + 4] = f32::from(pts) / 300.0;
+        }
+        if let Some(c) = a.cards {
+            out[o + 5] = 1.0;
+            out[o + 6] = f32::from(c) / 9.0;
+        }
+        if let Some(r) = a.top {
+            out[o + 7] = 1.0;
+            out[o + 8 + (r as usize).saturating_sub(4).min(8)] = 1.0;
+        }
+        if let Some(t) = a.trump {
+            out[o + 17] = 1.0;
+            out[o + 18] = f32::from(u8::from(t));
+        }
+        out[o + 19] = f32::from(u8::from(a.best));
+    }
+    let own = s.declared[seat];
+    cards(out, OWN_WYS, own.cards());
+    out[OWN_WYS_POINTS] = own.points(&s.game) as f32 / 300.0;
+    cards(out, WYS_REVEALED, s.revealed);
+    if let Some(w) = s.wys_winner {
+        out[WYS_WINNER + rel_team(usize::from(w))] = 1.0;
+    }
+    for team in 0..2 {
+        let r = rel_team(team);
+        out[WYS_POINTS + r] = s.wys_points[team] as f32 / 300.0;
+        out[CARD_POINTS + r] = s.card_points[team] as f32 / 157.0;
+        out[TRICKS_WON + r] = f32::from(s.tricks_won[team]) / 9.0;
+        out[SCORES + r] = s.scores[team] as f32 / s.game.target_score as f32;
+    }
+    for p in 0..4 {
+        out[STOECK + rel(p)] = f32::from(s.stoeck_scored[p]);
+    }
+    Ok(())
+}

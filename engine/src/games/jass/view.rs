@@ -1,0 +1,278 @@
+//! The structured view of a state for one viewer, and the text forms of actions.
+
+use serde::Serialize;
+
+use super::{
+    Announcement, DealResult, JassState, MODE_BASE, Mode, Phase, SCHIEBEN, WYS_BASE, action_card,
+    wys::WysItem,
+};
+use crate::{Action, Card, CardSet, Error, Player, State, Viewer};
+
+/// What one viewer may see of a Jass state (serde; JSON for platforms and UIs).
+#[derive(Clone, Debug, Serialize)]
+pub struct JassView {
+    /// The viewing seat; `None` for a spectator or the omniscient record.
+    pub seat: Option<usize>,
+    /// True for the omniscient record (every hand shown).
+    pub omniscient: bool,
+    /// Phase of the current deal.
+    pub phase: Phase,
+    /// Seat to act, if a seat is to act.
+    pub to_act: Option<usize>,
+    /// Deal number, from 1.
+    pub deal_number: u32,
+    /// Dealer of the current deal.
+    pub dealer: usize,
+    /// Forehand of the current deal.
+    pub forehand: usize,
+    /// Hands that this viewer may see, by seat (`None` = hidden).
+    pub hands: Vec<Option<CardSet>>,
+    /// Number of cards in each hand.
+    pub hand_sizes: Vec<usize>,
+    /// The mode, once chosen.
+    pub mode: Option<Mode>,
+    /// The mode's multiplier, once chosen.
+    pub multiplier: Option<u32>,
+    /// Whether the choice was pushed (schieben).
+    pub pushed: bool,
+    /// Who chose the mode.
+    pub chooser: Option<usize>,
+    /// Completed tricks of this deal.
+    pub tricks: Vec<TrickView>,
+    /// The current trick so far.
+    pub trick: Vec<PlayView>,
+    /// Wys announcements by seat.
+    pub announcements: Vec<Announcement>,
+    /// The team whose Wys scored (after trick 1).
+    pub wys_winner: Option<usize>,
+    /// Wys shown by seat: the winning team's after trick 1, and the viewer's own declaration.
+    pub wys: Vec<Option<Vec<WysView>>>,
+    /// Number of Stöck scored by each seat this deal.
+    pub stoeck: Vec<u8>,
+    /// Raw points of this deal per team so far (cards, bonuses, Wys, Stöck).
+    pub deal_points: [u32; 2],
+    /// Match scores per team.
+    pub scores: [u32; 2],
+    /// Target score.
+    pub target_score: u32,
+    /// Result of the previous deal.
+    pub last_deal: Option<DealResult>,
+    /// The winning team once the match is over.
+    pub winner: Option<usize>,
+    /// Returns per seat (0 until terminal).
+    pub returns: Vec<f64>,
+    /// Legal actions, when the viewer is the seat to act (or omniscient).
+    pub legal_actions: Vec<ActionView>,
+}
+
+/// A completed trick.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrickView {
+    /// Who led.
+    pub leader: usize,
+    /// Cards in play order.
+    pub cards: Vec<PlayView>,
+    /// Who won it.
+    pub winner: usize,
+}
+
+/// One card laid.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayView {
+    /// Who laid it.
+    pub seat: usize,
+    /// The card (French notation; Swiss in `swiss`).
+    pub card: Card,
+    /// Swiss notation, e.g. `UR`.
+    pub swiss: String,
+}
+
+/// A Wys shown.
+#[derive(Clone, Debug, Serialize)]
+pub struct WysView {
+    /// What it is.
+    #[serde(flatten)]
+    pub kind: super::WysKind,
+    /// Text, e.g. `run 7A-9A`.
+    pub name: String,
+    /// Its cards.
+    pub cards: CardSet,
+    /// Its points.
+    pub points: u32,
+}
+
+/// An action with its text.
+#[derive(Clone, Debug, Serialize)]
+pub struct ActionView {
+    /// Action id.
+    pub id: Action,
+    /// Text form.
+    pub text: String,
+}
+
+fn play_view(seat: usize, card: Card) -> PlayView {
+    PlayView {
+        seat,
+        card,
+        swiss: card.swiss(),
+    }
+}
+
+pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
+    let (me, all) = match viewer {
+        Viewer::Seat(p) if p < 4 => (Some(p), false),
+        Viewer::Seat(p) => {
+            return Err(Error::InvalidSeat {
+                seat: p as i64,
+                last: 3,
+            });
+        }
+        Viewer::Spectator => (None, false),
+        Viewer::Omniscient => (None, true),
+    };
+    let sees = |p: usize| all || me == Some(p);
+    let t = s.trick_no as usize;
+    let tricks = (0..t.min(9))
+        .map(|i| TrickView {
+            leader: usize::from(s.leaders[i]),
+            cards: (0..4)
+                .map(|k| play_view((usize::from(s.leaders[i]) + k) % 4, s.tricks[i][k]))
+                .collect(),
+            winner: usize::from(s.winners[i]),
+        })
+        .collect();
+    let trick = if s.phase == Phase::Play {
+        s.trick()
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| play_view((usize::from(s.leaders[t]) + k) % 4, c))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let wys = (0..4)
+        .map(|p| {
+            let shown = s.wys_winner.is_some_and(|w| usize::from(w) == p & 1);
+            (sees(p) || shown).then(|| {
+                s.declared[p]
+                    .iter()
+                    .map(|i: WysItem| WysView {
+                        kind: i.kind(),
+                        name: i.name(),
+                        cards: i.cards(),
+                        points: i.points(&s.game),
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    let to_act = s.current_player().seat();
+    let legal_actions = if all || (to_act.is_some() && to_act == me) {
+        s.legal_actions()
+            .iter()
+            .map(|a| ActionView {
+                id: a,
+                text: s.action_to_string(a),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(JassView {
+        seat: me,
+        omniscient: all,
+        phase: s.phase,
+        to_act,
+        deal_number: u32::from(s.deal_no) + 1,
+        dealer: s.dealer(),
+        forehand: s.forehand(),
+        hands: (0..4).map(|p| sees(p).then_some(s.hands[p])).collect(),
+        hand_sizes: (0..4).map(|p| s.hands[p].len()).collect(),
+        mode: s.mode,
+        multiplier: s.mode.map(|m| s.game.multiplier(m)),
+        pushed: s.pushes > 0,
+        chooser: s.mode.map(|_| usize::from(s.chooser)),
+        tricks,
+        trick,
+        announcements: s.announcements.to_vec(),
+        wys_winner: s.wys_winner.map(usize::from),
+        wys,
+        stoeck: s.stoeck_scored.to_vec(),
+        deal_points: s.raw,
+        scores: s.scores,
+        target_score: s.game.target_score,
+        last_deal: s.last_deal,
+        winner: s.winner.map(usize::from),
+        returns: s.returns().to_vec(),
+        legal_actions,
+    })
+}
+
+/// Text of `action` at `s` as `viewer` learns it; `None` if the viewer learns nothing.
+pub(super) fn action_text(s: &JassState, viewer: Viewer, action: Action) -> Option<String> {
+    match s.current_player() {
+        Player::Chance => {
+            let seat = s.deal_target(s.dealt);
+            let card = action_card(action)?;
+            match viewer {
+                Viewer::Omniscient => Some(format!("deal {} to {seat}", card.swiss())),
+                Viewer::Seat(p) if p == seat => Some(format!("deal {} to {seat}", card.swiss())),
+                _ => Some(format!("deal a card to {seat}")),
+            }
+        }
+        Player::Seat(seat) => {
+            if let Some(card) = action_card(action) {
+                Some(format!("play {}", card.swiss()))
+            } else if (MODE_BASE..SCHIEBEN).contains(&action) {
+                Some(Mode::ALL[(action - MODE_BASE) as usize].name())
+            } else if action == SCHIEBEN {
+                Some("schieben".to_owned())
+            } else {
+                let item = WysItem::from_id(u8::try_from(action.checked_sub(WYS_BASE)?).ok()?)?;
+                match viewer {
+                    Viewer::Omniscient => Some(format!("wys {}", item.name())),
+                    Viewer::Seat(p) if p == seat => Some(format!("wys {}", item.name())),
+                    // A private declaration: others do not even learn that it happened.
+                    _ => None,
+                }
+            }
+        }
+        Player::Terminal => None,
+    }
+}
+
+pub(super) fn parse_action(s: &JassState, text: &str) -> Result<Action, Error> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let bad = |reason: &str| Error::UnparsableAction {
+        text: text.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if let Some(rest) = lower
+        .strip_prefix("play ")
+        .or_else(|| lower.strip_prefix("deal "))
+    {
+        let card_text = rest.split(" to ").next().unwrap_or("");
+        let card = Card::parse(card_text).map_err(|e| bad(&e.to_string()))?;
+        if card.rank() < crate::Rank::Six {
+            return Err(bad("the Swiss pack has no cards below 6"));
+        }
+        return Ok(super::card_action(card));
+    }
+    if lower == "schieben" {
+        return Ok(SCHIEBEN);
+    }
+    if let Some(i) = Mode::ALL.iter().position(|m| m.name() == lower) {
+        return Ok(MODE_BASE + i as Action);
+    }
+    if let Some(rest) = t.strip_prefix("wys ") {
+        let item = WysItem::parse(rest).ok_or_else(|| {
+            bad("a Wys is `four <rank>` or `run <low card>-<high card>`, e.g. `wys run 7A-9A`")
+        })?;
+        return Ok(WYS_BASE + Action::from(item.id()));
+    }
+    let _ = s;
+    Err(bad(
+        "expected `play <card>` (e.g. `play UR`), `trump <acorns|roses|shields|bells>`, `obenabe`, `undenufe`, `schieben` or `wys ...`",
+    ))
+}

@@ -1,0 +1,3 @@
+//! One module per game. Game code lives only here.
+
+pub mod jass;

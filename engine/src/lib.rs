@@ -1,0 +1,48 @@
+//! cardhouse: an exact, fast rules engine for traditional card games.
+//!
+//! ```
+//! use cardhouse::{new_game, options, SeededRng, Viewer};
+//!
+//! // Swiss Jass (Schieber), one deal, Wys declared automatically.
+//! let game = new_game("jass", &options([("scope", "deal".into()), ("wys", "auto".into())]))?;
+//! let mut state = game.new_initial_state();
+//! let mut rng = SeededRng::new(7);
+//! state.resolve_chance(&mut rng); // the deal
+//! while !state.is_terminal() {
+//!     let legal = state.legal_actions();
+//!     let action = legal.choose(&mut rng).expect("a seat to act has a legal action");
+//!     state.apply(action)?;
+//! }
+//! let returns = state.returns();
+//! assert_eq!(returns[0] + returns[1], 0.0); // zero-sum between the two teams
+//! let record = state.view(Viewer::Omniscient)?;
+//! assert_eq!(record["phase"], "over");
+//! # Ok::<(), cardhouse::Error>(())
+//! ```
+//!
+//! The [`State`] trait is the contract every game implements; [`AnyGame`] and [`AnyState`]
+//! wrap all registered games for callers that choose a game at run time.
+
+mod card_set;
+mod cards;
+pub mod codec;
+mod error;
+mod game;
+pub mod games;
+mod options;
+mod registry;
+mod rng;
+
+pub use card_set::CardSet;
+pub use cards::{Card, Pack, Rank, Suit};
+pub use error::Error;
+pub use game::{
+    Action, ActionIter, ActionSet, CHANCE, Game, MAX_ACTIONS, Player, SeatValues, State, TERMINAL,
+    Viewer,
+};
+pub use options::{OptionKind, OptionSpec, OptionValue, Options, Resolved, Scope, options};
+pub use registry::{
+    AnyGame, AnyState, GAME_NAMES, list_games, new_game, option_specs, state_from_bytes,
+    state_from_json,
+};
+pub use rng::{Rng, SeededRng};

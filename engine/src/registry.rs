@@ -1,0 +1,385 @@
+//! The game registry and the dynamic [`AnyGame`] / [`AnyState`] enums for callers that pick a
+//! game at run time (the gRPC service, the Python module). Adding a game adds one variant
+//! and one line per `dispatch!` list; nothing else changes for the callers.
+
+use serde::Serialize;
+
+use crate::codec::{self, Record};
+use crate::games::jass::{JassGame, JassState};
+use crate::{
+    Action, ActionSet, Error, Game, OptionSpec, Options, Player, Rng, SeatValues, State, Viewer,
+};
+
+/// Registered game names, in registry order.
+pub const GAME_NAMES: &[&str] = &[JassGame::NAME];
+
+/// The names of all registered games.
+#[must_use]
+pub fn list_games() -> &'static [&'static str] {
+    GAME_NAMES
+}
+
+/// The option specs of a registered game.
+///
+/// # Errors
+/// [`Error::UnknownGame`].
+pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
+    match name {
+        JassGame::NAME => Ok(JassGame::option_specs()),
+        _ => Err(unknown_game(name)),
+    }
+}
+
+fn unknown_game(name: &str) -> Error {
+    Error::UnknownGame {
+        name: name.to_owned(),
+        available: GAME_NAMES.join(", "),
+    }
+}
+
+/// Creates a game by registry name with validated options.
+///
+/// # Errors
+/// [`Error::UnknownGame`], [`Error::UnknownOption`], [`Error::InvalidOption`].
+pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
+    match name {
+        JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
+        _ => Err(unknown_game(name)),
+    }
+}
+
+/// Decodes a state from [`AnyState::to_bytes`] output, whatever its game.
+///
+/// # Errors
+/// [`Error::Decode`], [`Error::RulesVersion`], option errors, [`Error::UnknownGame`].
+pub fn state_from_bytes(bytes: &[u8]) -> Result<AnyState, Error> {
+    AnyState::from_record(Record::from_bytes(bytes)?)
+}
+
+/// Decodes a state from [`AnyState::to_json`] output, whatever its game.
+///
+/// # Errors
+/// As [`state_from_bytes`].
+pub fn state_from_json(text: &str) -> Result<AnyState, Error> {
+    AnyState::from_record(Record::from_json(text)?)
+}
+
+/// Any registered game.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AnyGame {
+    /// Swiss Jass, Schieber.
+    Jass(JassGame),
+}
+
+/// A state of any registered game.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AnyState {
+    /// Swiss Jass, Schieber.
+    Jass(JassState),
+}
+
+macro_rules! on_game {
+    ($self:expr, $g:ident => $e:expr) => {
+        match $self {
+            AnyGame::Jass($g) => $e,
+        }
+    };
+}
+
+macro_rules! on_state {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            AnyState::Jass($s) => $e,
+        }
+    };
+}
+
+fn json<T: Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+impl AnyGame {
+    /// Registry name.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        on_game!(self, g => { let _ = g; JassGame::NAME })
+    }
+
+    /// Rules version.
+    #[must_use]
+    pub fn rules_version(&self) -> u32 {
+        on_game!(self, g => { let _ = g; JassGame::RULES_VERSION })
+    }
+
+    /// The option specs of this game.
+    #[must_use]
+    pub fn option_specs(&self) -> &'static [OptionSpec] {
+        on_game!(self, g => { let _ = g; JassGame::option_specs() })
+    }
+
+    /// Every option with its effective value.
+    #[must_use]
+    pub fn options(&self) -> Options {
+        on_game!(self, g => g.options())
+    }
+
+    /// Number of seats.
+    #[must_use]
+    pub fn num_players(&self) -> usize {
+        on_game!(self, g => g.num_players())
+    }
+
+    /// Size of the player action space.
+    #[must_use]
+    pub fn num_distinct_actions(&self) -> usize {
+        on_game!(self, g => g.num_distinct_actions())
+    }
+
+    /// Size of the chance outcome space.
+    #[must_use]
+    pub fn max_chance_outcomes(&self) -> usize {
+        on_game!(self, g => g.max_chance_outcomes())
+    }
+
+    /// Observation shape.
+    #[must_use]
+    pub fn observation_shape(&self) -> Vec<usize> {
+        on_game!(self, g => g.observation_shape())
+    }
+
+    /// Observation length.
+    #[must_use]
+    pub fn observation_len(&self) -> usize {
+        on_game!(self, g => g.observation_len())
+    }
+
+    /// The initial state (a chance node).
+    #[must_use]
+    pub fn new_initial_state(&self) -> AnyState {
+        on_game!(self, g => AnyState::Jass(g.new_initial_state()))
+    }
+
+    /// Replays a history with checked `apply`.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] naming the first entry that does not apply.
+    pub fn replay(&self, history: &[Action]) -> Result<AnyState, Error> {
+        on_game!(self, g => codec::replay(g, history).map(AnyState::Jass))
+    }
+
+    /// Decodes bytes of a state of *this* game with *these* options.
+    ///
+    /// # Errors
+    /// As [`state_from_bytes`], and [`Error::Decode`] if the bytes are of another game or
+    /// other options.
+    pub fn state_from_bytes(&self, bytes: &[u8]) -> Result<AnyState, Error> {
+        let state = state_from_bytes(bytes)?;
+        self.check_same(&state)?;
+        Ok(state)
+    }
+
+    /// Decodes JSON of a state of *this* game with *these* options.
+    ///
+    /// # Errors
+    /// As [`AnyGame::state_from_bytes`].
+    pub fn state_from_json(&self, text: &str) -> Result<AnyState, Error> {
+        let state = state_from_json(text)?;
+        self.check_same(&state)?;
+        Ok(state)
+    }
+
+    fn check_same(&self, state: &AnyState) -> Result<(), Error> {
+        let other = state.game();
+        if other.name() != self.name() || other.options() != self.options() {
+            return Err(Error::Decode(format!(
+                "state is for {} with options {:?}, not {} with options {:?}",
+                other.name(),
+                other.options(),
+                self.name(),
+                self.options()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl AnyState {
+    fn from_record(rec: Record) -> Result<AnyState, Error> {
+        match rec.game.as_str() {
+            JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
+            other => Err(unknown_game(other)),
+        }
+    }
+
+    /// The game of this state.
+    #[must_use]
+    pub fn game(&self) -> AnyGame {
+        on_state!(self, s => AnyGame::Jass(*s.game()))
+    }
+
+    /// Who acts now.
+    #[must_use]
+    pub fn current_player(&self) -> Player {
+        on_state!(self, s => s.current_player())
+    }
+
+    /// True at a terminal state.
+    #[must_use]
+    pub fn is_terminal(&self) -> bool {
+        on_state!(self, s => s.is_terminal())
+    }
+
+    /// True at a chance node.
+    #[must_use]
+    pub fn is_chance_node(&self) -> bool {
+        on_state!(self, s => s.is_chance_node())
+    }
+
+    /// See [`State::legal_actions`].
+    #[must_use]
+    pub fn legal_actions(&self) -> ActionSet {
+        on_state!(self, s => s.legal_actions())
+    }
+
+    /// See [`State::legal_action_mask`].
+    #[must_use]
+    pub fn legal_action_mask(&self) -> Vec<bool> {
+        on_state!(self, s => s.legal_action_mask())
+    }
+
+    /// See [`State::chance_outcomes`].
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`].
+    pub fn chance_outcomes(&self) -> Result<Vec<(Action, f64)>, Error> {
+        on_state!(self, s => s.chance_outcomes())
+    }
+
+    /// See [`State::apply_random_chance`].
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`].
+    pub fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
+        on_state!(self, s => s.apply_random_chance(rng))
+    }
+
+    /// See [`State::resolve_chance`].
+    pub fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        on_state!(self, s => s.resolve_chance(rng))
+    }
+
+    /// See [`State::apply`].
+    ///
+    /// # Errors
+    /// As [`State::apply`]; the state is unchanged on error.
+    pub fn apply(&mut self, action: Action) -> Result<(), Error> {
+        on_state!(self, s => s.apply(action))
+    }
+
+    /// See [`State::apply_unchecked`].
+    pub fn apply_unchecked(&mut self, action: Action) {
+        on_state!(self, s => s.apply_unchecked(action))
+    }
+
+    /// See [`State::action_to_string`].
+    #[must_use]
+    pub fn action_to_string(&self, action: Action) -> String {
+        on_state!(self, s => s.action_to_string(action))
+    }
+
+    /// See [`State::action_to_string_for`].
+    #[must_use]
+    pub fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
+        on_state!(self, s => s.action_to_string_for(viewer, action))
+    }
+
+    /// See [`State::string_to_action`].
+    ///
+    /// # Errors
+    /// [`Error::UnparsableAction`].
+    pub fn string_to_action(&self, text: &str) -> Result<Action, Error> {
+        on_state!(self, s => s.string_to_action(text))
+    }
+
+    /// See [`State::write_observation`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`], [`Error::BufferSize`].
+    pub fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+        on_state!(self, s => s.write_observation(seat, out))
+    }
+
+    /// See [`State::observation`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    pub fn observation(&self, seat: usize) -> Result<Vec<f32>, Error> {
+        on_state!(self, s => s.observation(seat))
+    }
+
+    /// [`State::view`] as JSON.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    pub fn view(&self, viewer: Viewer) -> Result<serde_json::Value, Error> {
+        on_state!(self, s => s.view(viewer).map(|v| json(&v)))
+    }
+
+    /// See [`State::returns`].
+    #[must_use]
+    pub fn returns(&self) -> SeatValues {
+        on_state!(self, s => s.returns())
+    }
+
+    /// See [`State::rewards`].
+    #[must_use]
+    pub fn rewards(&self) -> SeatValues {
+        on_state!(self, s => s.rewards())
+    }
+
+    /// See [`State::history`].
+    #[must_use]
+    pub fn history(&self) -> Vec<Action> {
+        on_state!(self, s => s.history())
+    }
+
+    /// See [`State::move_number`].
+    #[must_use]
+    pub fn move_number(&self) -> usize {
+        on_state!(self, s => s.move_number())
+    }
+
+    /// See [`State::public_move_number`].
+    #[must_use]
+    pub fn public_move_number(&self) -> usize {
+        on_state!(self, s => s.public_move_number())
+    }
+
+    /// See [`State::resample`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`], [`Error::ResampleFailed`].
+    pub fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<AnyState, Error> {
+        on_state!(self, s => s.resample(seat, rng).map(AnyState::Jass))
+    }
+
+    /// Compact versioned bytes (see [`crate::codec`]).
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        on_state!(self, s => Record::of(s).to_bytes())
+    }
+
+    /// Versioned JSON (see [`crate::codec`]).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        on_state!(self, s => Record::of(s).to_json())
+    }
+}
+
+impl std::fmt::Display for AnyState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        on_state!(self, s => std::fmt::Display::fmt(s, f))
+    }
+}
