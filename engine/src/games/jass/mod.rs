@@ -625,6 +625,36 @@ impl JassState {
         self.wys_winner.map(usize::from)
     }
 
+    /// Card points taken per team in this deal (no bonuses).
+    #[must_use]
+    pub fn card_points(&self) -> [u32; 2] {
+        self.card_points
+    }
+
+    /// Tricks won per team in this deal.
+    #[must_use]
+    pub fn tricks_won(&self) -> [u8; 2] {
+        self.tricks_won
+    }
+
+    /// Raw Wys points credited per team in this deal (only the Wys-winning team's are nonzero).
+    #[must_use]
+    pub fn wys_points(&self) -> [u32; 2] {
+        self.wys_points
+    }
+
+    /// Number of Stöck `seat` has scored in this deal.
+    #[must_use]
+    pub fn stoeck_scored(&self, seat: usize) -> u8 {
+        self.stoeck_scored[seat & 3]
+    }
+
+    /// Cards of the Wys shown by the Wys-winning team (public after trick 1).
+    #[must_use]
+    pub fn revealed_wys(&self) -> CardSet {
+        self.revealed
+    }
+
     /// The Wys each seat has declared in this deal.
     #[must_use]
     pub fn declared_wys(&self, seat: usize) -> WysSet {
