@@ -1,0 +1,258 @@
+//! Property tests over seeded random playouts of every registered game and option set:
+//! no panic, legal set non-empty until terminal, `apply` accepts exactly the legal set (and
+//! leaves the state unchanged otherwise), serialization and replay round-trip, seeds
+//! reproduce, returns are zero-sum and 0 until terminal.
+
+use cardhouse::{
+    AnyGame, AnyState, OptionKind, OptionValue, Options, Player, Rng, SeededRng, Viewer,
+    list_games, new_game, option_specs, state_from_bytes, state_from_json,
+};
+
+/// Defaults, plus every option at each of its other values (integers at a small value so
+/// that matches stay short), each with `scope = deal` and `scope = match`.
+fn option_sets(game: &str) -> Vec<Options> {
+    let mut sets = vec![Options::new()];
+    for spec in option_specs(game).expect("registered") {
+        if spec.name == "scope" {
+            continue;
+        }
+        let values: Vec<OptionValue> = match spec.kind {
+            OptionKind::Bool => vec![OptionValue::Bool(spec.default != "true")],
+            OptionKind::Choice(names) => names
+                .iter()
+                .filter(|n| **n != spec.default)
+                .map(|n| OptionValue::from(*n))
+                .collect(),
+            OptionKind::Int { min, max } => vec![
+                OptionValue::Int((min + 1).min(max)),
+                OptionValue::Int(max.min(300)),
+            ],
+        };
+        for v in values {
+            sets.push(cardhouse::options([(spec.name, v)]));
+        }
+    }
+    let mut out = Vec::new();
+    for s in sets {
+        for scope in ["deal", "match"] {
+            let mut o = s.clone();
+            o.insert("scope".into(), scope.into());
+            // Keep matches short unless the target itself is under test.
+            if !o.contains_key("target_score") {
+                if let Ok(specs) = option_specs(game) {
+                    if specs.iter().any(|s| s.name == "target_score") {
+                        o.insert("target_score".into(), OptionValue::Int(1000));
+                    }
+                }
+            }
+            out.push(o);
+        }
+    }
+    out
+}
+
+/// Plays to the end with a seeded uniform policy, calling `check` before every step.
+fn playout(
+    game: &AnyGame,
+    seed: u64,
+    mut check: impl FnMut(&AnyState, &mut SeededRng),
+) -> AnyState {
+    let mut rng = SeededRng::new(seed);
+    let mut state = game.new_initial_state();
+    let mut steps = 0;
+    while !state.is_terminal() {
+        check(&state, &mut rng);
+        let legal = state.legal_actions();
+        assert!(
+            !legal.is_empty(),
+            "no legal action at a non-terminal state:\n{state}"
+        );
+        match state.current_player() {
+            Player::Chance => {
+                if rng.below(2) == 0 {
+                    state.apply_random_chance(&mut rng).expect("chance node");
+                } else {
+                    state.resolve_chance(&mut rng);
+                }
+            }
+            Player::Seat(_) => {
+                let a = legal.choose(&mut rng).expect("non-empty");
+                state.apply(a).expect("a legal action applies");
+            }
+            Player::Terminal => unreachable!(),
+        }
+        steps += 1;
+        assert!(steps < 100_000, "game does not end");
+    }
+    check(&state, &mut rng);
+    state
+}
+
+/// Exact equality of two states: every field (Debug prints them all) and the history.
+fn same(a: &AnyState, b: &AnyState) -> bool {
+    a.history() == b.history() && format!("{a:?}") == format!("{b:?}")
+}
+
+#[test]
+fn random_playouts_of_every_game_and_option_set_end_with_zero_sum_returns() {
+    for name in list_games() {
+        for (i, opts) in option_sets(name).iter().enumerate() {
+            let game = new_game(name, opts).unwrap_or_else(|e| panic!("{name} {opts:?}: {e}"));
+            for seed in 0..4 {
+                let end = playout(&game, seed * 1000 + i as u64, |s, _| {
+                    if !s.is_terminal() {
+                        assert!(
+                            s.returns().iter().all(|&r| r == 0.0),
+                            "returns before terminal"
+                        );
+                        assert!(s.rewards().iter().all(|&r| r == 0.0));
+                    }
+                });
+                let r = end.returns();
+                assert_eq!(r.len(), game.num_players());
+                let total: f64 = r.iter().sum();
+                assert_eq!(
+                    total, 0.0,
+                    "{name} {opts:?}: returns {r:?} are not zero-sum"
+                );
+                assert_eq!(&*end.rewards(), &*r);
+                assert!(end.legal_actions().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn apply_accepts_exactly_the_legal_set_and_rejects_without_change() {
+    for name in list_games() {
+        for opts in option_sets(name).iter().step_by(3) {
+            let game = new_game(name, opts).expect("options");
+            let n = game.num_distinct_actions().max(game.max_chance_outcomes()) as u32;
+            playout(&game, 11, |s, _| {
+                let legal = s.legal_actions();
+                for a in (0..n + 3).chain([u32::MAX]) {
+                    let mut t = s.clone();
+                    match t.apply(a) {
+                        Ok(()) => {
+                            assert!(legal.contains(a), "{name}: apply accepted illegal {a}\n{s}")
+                        }
+                        Err(e) => {
+                            assert!(!legal.contains(a), "{name}: apply rejected legal {a}: {e}");
+                            assert!(!e.to_string().is_empty());
+                            assert!(same(&t, s), "{name}: a rejected action changed the state");
+                        }
+                    }
+                }
+                let mask = s.legal_action_mask();
+                assert_eq!(mask.iter().filter(|&&m| m).count(), legal.len());
+                for a in legal.iter() {
+                    assert!(mask[a as usize]);
+                    let text = s.action_to_string(a);
+                    assert_eq!(
+                        s.string_to_action(&text).ok(),
+                        Some(a),
+                        "{name}: `{text}` does not parse back"
+                    );
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn serialization_and_replay_round_trip_exactly() {
+    for name in list_games() {
+        for opts in option_sets(name) {
+            let game = new_game(name, &opts).expect("options");
+            playout(&game, 5, |s, rng| {
+                if rng.below(8) != 0 {
+                    return;
+                }
+                let bytes = s.to_bytes();
+                let back = state_from_bytes(&bytes).expect("own bytes decode");
+                assert!(same(&back, s));
+                assert_eq!(back.to_bytes(), bytes);
+                assert!(same(&game.state_from_bytes(&bytes).expect("same game"), s));
+                let json = s.to_json();
+                let back = state_from_json(&json).expect("own JSON decodes");
+                assert!(same(&back, s));
+                let replayed = game.replay(&s.history()).expect("history replays");
+                assert!(same(&replayed, s));
+                for seat in 0..game.num_players() {
+                    assert_eq!(back.observation(seat).ok(), s.observation(seat).ok());
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn bad_bytes_are_errors_never_panics() {
+    let game = new_game("jass", &Options::new()).expect("jass");
+    let mut state = game.new_initial_state();
+    state.resolve_chance(&mut SeededRng::new(1));
+    let bytes = state.to_bytes();
+    let mut rng = SeededRng::new(99);
+    for cut in 0..bytes.len() {
+        assert!(state_from_bytes(&bytes[..cut]).is_err());
+    }
+    for _ in 0..2000 {
+        let mut b = bytes.clone();
+        let i = rng.below(b.len() as u64) as usize;
+        b[i] = rng.next_u64() as u8;
+        if let Ok(s) = state_from_bytes(&b) {
+            // Whatever decodes is a real, replayable state.
+            assert_eq!(
+                state_from_bytes(&s.to_bytes()).map(|t| t.history()).ok(),
+                Some(s.history())
+            );
+        }
+    }
+    for junk in [&b""[..], b"CHS", b"CHS\x02", b"hello world", &[0xFF; 40]] {
+        assert!(state_from_bytes(junk).is_err());
+    }
+    assert!(state_from_json("{\"format\":\"cardhouse-state\"}").is_err());
+    assert!(
+        game.state_from_bytes(
+            &new_game("jass", &cardhouse::options([("scope", "deal".into())]))
+                .expect("ok")
+                .new_initial_state()
+                .to_bytes()
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn the_same_seed_gives_the_same_game() {
+    for name in list_games() {
+        for opts in option_sets(name).iter().step_by(4) {
+            let game = new_game(name, opts).expect("options");
+            for seed in [0, 42] {
+                let a = playout(&game, seed, |_, _| {});
+                let b = playout(&game, seed, |_, _| {});
+                assert_eq!(a.history(), b.history());
+                assert_eq!(a.to_bytes(), b.to_bytes());
+            }
+        }
+    }
+}
+
+#[test]
+fn observations_have_the_declared_shape_and_bad_seats_are_errors() {
+    for name in list_games() {
+        let game = new_game(name, &Options::new()).expect("defaults");
+        let len: usize = game.observation_shape().iter().product();
+        let state = playout(&game, 3, |s, _| {
+            for seat in 0..game.num_players() {
+                let o = s.observation(seat).expect("seat");
+                assert_eq!(o.len(), len);
+                assert!(o.iter().all(|x| x.is_finite()));
+            }
+        });
+        assert!(state.observation(game.num_players()).is_err());
+        let mut short = vec![0.0; len - 1];
+        assert!(state.write_observation(0, &mut short).is_err());
+        assert!(state.view(Viewer::Seat(game.num_players())).is_err());
+    }
+}
