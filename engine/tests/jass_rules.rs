@@ -1,0 +1,1267 @@
+//! Rule-by-rule tests of Swiss Jass (Schieber) against `shared/rules/jass_schieber.md`.
+//!
+//! One test per rule, per edge case of §14 (`edge_NN_...`) and per worked example of §13
+//! (`eN_...`), plus every option of §16 and the engine options. Section numbers in comments
+//! refer to the rules file. Tests use the public API only: states are built by applying the
+//! 36 deal outcomes so that every seat gets exactly the hand the test wants.
+
+use cardhouse::games::jass::{JassGame, JassState, Mode, Phase, Said, action_card, card_action};
+use cardhouse::{
+    Action, Card, CardSet, Error, Game, OptionValue, Options, Player, Rank, SeededRng, State, Suit,
+    Viewer,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// A game from option pairs (values as text, as callers may pass them).
+fn game_with(opts: &[(&str, &str)]) -> JassGame {
+    let o: Options = opts
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), OptionValue::Str((*v).to_owned())))
+        .collect();
+    JassGame::from_options(&o).unwrap_or_else(|e| panic!("options {opts:?}: {e}"))
+}
+
+/// Default options, but seat 3 deals so that seat 0 is forehand.
+fn game_fh0(extra: &[(&str, &str)]) -> JassGame {
+    let mut opts = vec![("first_dealer", "3")];
+    opts.extend_from_slice(extra);
+    game_with(&opts)
+}
+
+fn cards(text: &str) -> CardSet {
+    text.parse()
+        .unwrap_or_else(|e| panic!("cards `{text}`: {e}"))
+}
+
+fn card(text: &str) -> Card {
+    Card::parse(text).unwrap_or_else(|e| panic!("card `{text}`: {e}"))
+}
+
+/// The 36-card Swiss pack.
+fn pack() -> CardSet {
+    let mut set = CardSet::EMPTY;
+    for suit in Suit::ALL {
+        for rank in Rank::ALL {
+            if rank >= Rank::Six {
+                set.insert(Card::new(rank, suit));
+            }
+        }
+    }
+    set
+}
+
+/// Applies the 36 deal outcomes so that seat `s` receives `hands[s]` (9 cards each): the
+/// k-th card goes to seat `(dealer + 1 + k / 3) % 4` (§5, packets of three from the forehand).
+fn deal_into(state: &mut JassState, hands: [&str; 4]) {
+    let h: Vec<Vec<Card>> = hands
+        .iter()
+        .map(|h| h.split_whitespace().map(card).collect())
+        .collect();
+    let all: CardSet = h.iter().flatten().copied().collect();
+    assert!(
+        h.iter().all(|x| x.len() == 9) && all.len() == 36,
+        "hands must be 9 distinct cards each: {hands:?}"
+    );
+    assert_eq!(state.phase(), Phase::Deal);
+    let dealer = state.dealer();
+    for k in 0..36 {
+        let seat = (dealer + 1 + k / 3) % 4;
+        let c = h[seat][(k / 12) * 3 + k % 3];
+        state
+            .apply(card_action(c))
+            .unwrap_or_else(|e| panic!("deal {}: {e}", c.swiss()));
+    }
+}
+
+/// A new game dealt with exactly these hands (seat order).
+fn deal(game: &JassGame, hands: [&str; 4]) -> JassState {
+    let mut s = game.new_initial_state();
+    deal_into(&mut s, hands);
+    s
+}
+
+/// Completes partial hands to a full deal without creating new runs or quartets where
+/// avoidable: each remaining card goes to a seat that holds no neighbour of it in natural
+/// order and fewer than three cards of its rank.
+fn fill(partial: [&str; 4]) -> [String; 4] {
+    let mut hands = partial.map(cards);
+    let used = hands.iter().fold(CardSet::EMPTY, |a, &h| a | h);
+    assert_eq!(
+        hands.iter().map(|h| h.len()).sum::<usize>(),
+        used.len(),
+        "a card is in two partial hands: {partial:?}"
+    );
+    let adjacent = |h: CardSet, c: Card| {
+        h.of_suit(c.suit())
+            .iter()
+            .any(|x| (x.rank() as i32 - c.rank() as i32).abs() == 1)
+    };
+    for c in pack() - used {
+        let ok = |h: CardSet| {
+            h.len() < 9 && !adjacent(h, c) && (h & CardSet::rank_mask(c.rank())).len() < 3
+        };
+        let seat = (0..4)
+            .find(|&s| ok(hands[s]))
+            .or_else(|| (0..4).find(|&s| hands[s].len() < 9))
+            .expect("room for every card");
+        hands[seat].insert(c);
+    }
+    hands.map(CardSet::swiss)
+}
+
+fn hands_ref(h: &[String; 4]) -> [&str; 4] {
+    [&h[0], &h[1], &h[2], &h[3]]
+}
+
+/// Applies one action given as text (`play UR`, `trump roses`, `schieben`, `wys four U`).
+fn act(s: &mut JassState, text: &str) {
+    let a = s
+        .string_to_action(text)
+        .unwrap_or_else(|e| panic!("`{text}`: {e}"));
+    s.apply(a)
+        .unwrap_or_else(|e| panic!("`{text}`: {e}\nstate: {s}"));
+}
+
+/// Applies comma-separated actions.
+fn script(s: &mut JassState, actions: &str) {
+    for t in actions.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        act(s, t);
+    }
+}
+
+/// Tries an action given as text.
+fn try_act(s: &mut JassState, text: &str) -> Result<(), Error> {
+    let a = s.string_to_action(text)?;
+    s.apply(a)
+}
+
+/// The cards the seat to act may play.
+fn legal_cards(s: &JassState) -> CardSet {
+    s.legal_actions().iter().filter_map(action_card).collect()
+}
+
+/// The legal actions as text.
+fn legal_texts(s: &JassState) -> Vec<String> {
+    s.legal_actions()
+        .iter()
+        .map(|a| s.action_to_string(a))
+        .collect()
+}
+
+/// Plays the legal card with the lowest id (deterministic, never declares Wys).
+fn play_lowest(s: &mut JassState) {
+    let a = s
+        .legal_actions()
+        .iter()
+        .find(|&a| a < 36)
+        .expect("a legal card");
+    s.apply(a).expect("legal");
+}
+
+/// Plays the rest of the current deal with [`play_lowest`].
+fn play_out(s: &mut JassState) {
+    while s.phase() == Phase::Play {
+        play_lowest(s);
+    }
+}
+
+fn seat(s: &JassState) -> usize {
+    s.current_player().seat().expect("a seat to act")
+}
+
+/// Omniscient view as JSON text (for before/after comparisons).
+fn view_json(s: &JassState) -> String {
+    serde_json::to_string(&s.view(Viewer::Omniscient).expect("view")).expect("json")
+}
+
+/// Strength of a card within its own suit in `mode` (higher wins), for building tricks.
+fn in_suit_strength(mode: Mode, c: Card) -> u8 {
+    const TRUMP: [Rank; 9] = [
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Ten,
+        Rank::Queen,
+        Rank::King,
+        Rank::Ace,
+        Rank::Nine,
+        Rank::Jack,
+    ];
+    match mode {
+        Mode::Trump(t) if c.suit() == t => TRUMP.iter().position(|&r| r == c.rank()).unwrap() as u8,
+        Mode::Undenufe => 20 - c.rank() as u8,
+        _ => c.rank() as u8,
+    }
+}
+
+/// A state in trick `10 - n` (n = cards per hand) where `leader` is to lead and seat `s`
+/// holds exactly `finals[s]` (n cards each). The earlier tricks are one suit each, one card
+/// from every seat, always won by `leader` (who is also forehand). Every suit must occur
+/// 1, 5 or 9 times in `finals` so that the other cards form one-suit tricks.
+fn late_trick(extra: &[(&str, &str)], mode: Mode, finals: [&str; 4], leader: usize) -> JassState {
+    let dealer = ((leader + 3) % 4).to_string();
+    let mut opts = vec![("first_dealer", dealer.as_str())];
+    opts.extend_from_slice(extra);
+    let game = game_with(&opts);
+    let fin = finals.map(cards);
+    let n = fin[0].len();
+    assert!(
+        fin.iter().all(|h| h.len() == n),
+        "final hands of equal size"
+    );
+    let used = fin.iter().fold(CardSet::EMPTY, |a, &h| a | h);
+    assert_eq!(used.len(), 4 * n, "final hands overlap: {finals:?}");
+    let mut groups: Vec<Vec<Card>> = Vec::new();
+    for suit in Suit::ALL {
+        let mut rest: Vec<Card> = (pack() - used).of_suit(suit).iter().collect();
+        assert_eq!(
+            rest.len() % 4,
+            0,
+            "{suit:?} occurs 1, 5 or 9 times in {finals:?}"
+        );
+        rest.sort_by_key(|&c| std::cmp::Reverse(in_suit_strength(mode, c)));
+        groups.extend(rest.chunks(4).map(<[Card]>::to_vec));
+    }
+    assert_eq!(groups.len(), 9 - n);
+    let mut hands = fin;
+    for g in &groups {
+        for (k, &c) in g.iter().enumerate() {
+            hands[(leader + k) % 4].insert(c);
+        }
+    }
+    let texts = hands.map(CardSet::swiss);
+    let mut s = deal(&game, hands_ref(&texts));
+    act(&mut s, &mode.name());
+    for g in &groups {
+        for &c in g {
+            act(&mut s, &format!("play {}", c.swiss()));
+        }
+    }
+    assert_eq!(seat(&s), leader);
+    for p in 0..4 {
+        assert_eq!(s.hand(p), fin[p], "seat {p}");
+    }
+    s
+}
+
+const ROSES: Mode = Mode::Trump(Suit::ROSES);
+
+// ---------------------------------------------------------------------------------------------
+// §2, §4, §5 — seats, dealer, forehand, the deal
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn deal_is_three_at_a_time_starting_with_the_forehand() {
+    // §5: 36 cards, three at a time, starting with the dealer's right (d+1).
+    let game = game_with(&[("first_dealer", "2")]);
+    let mut s = game.new_initial_state();
+    assert_eq!(s.current_player(), Player::Chance);
+    assert_eq!(s.legal_actions().len(), 36);
+    let order: Vec<Card> = pack().iter().collect();
+    for (k, &c) in order.iter().enumerate() {
+        let expected_seat = (2 + 1 + k / 3) % 4;
+        assert_eq!(
+            s.action_to_string(card_action(c)),
+            format!("deal {} to {expected_seat}", c.swiss())
+        );
+        // Other seats only learn that a card was dealt.
+        let other = (expected_seat + 1) % 4;
+        assert_eq!(
+            s.action_to_string_for(Viewer::Seat(other), card_action(c)),
+            Some(format!("deal a card to {expected_seat}"))
+        );
+        s.apply(card_action(c)).unwrap();
+    }
+    for p in 0..4 {
+        let expected: CardSet = order
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (3 + k / 3) % 4 == p)
+            .map(|(_, &c)| c)
+            .collect();
+        assert_eq!(s.hand(p), expected, "seat {p}");
+    }
+    assert_eq!(s.phase(), Phase::ChooseMode);
+    assert_eq!(s.current_player(), Player::Seat(3));
+}
+
+#[test]
+fn deal_helper_gives_each_seat_exactly_its_hand() {
+    let hands = [
+        "UR 9R AR KR OR 10R 8R 7R 6R",
+        "JD 9D AD KD QD 10D 8D 7D 6D", // French notation for Acorns (= ♦)
+        "US 9S AS KS OS 10S 8S 7S 6S",
+        "UB 9B AB KB OB 10B 8B 7B 6B",
+    ];
+    for d in 0..4 {
+        let s = deal(&game_with(&[("first_dealer", &d.to_string())]), hands);
+        for (p, h) in hands.iter().enumerate() {
+            assert_eq!(s.hand(p), cards(h));
+        }
+    }
+}
+
+/// The team that won the last trick of the deal (the deal must be complete, `scope = deal`).
+fn last_trick_team(s: &JassState) -> usize {
+    let v = s.view(Viewer::Omniscient).unwrap();
+    assert_eq!(v.tricks.len(), 9, "the deal is complete");
+    v.tricks[8].winner % 2
+}
+
+/// §10: raw = card points + 5 (last trick) + 100 (all nine tricks) + Wys + 20 per Stöck.
+fn expected_raw(s: &JassState, team: usize) -> u32 {
+    let last = if last_trick_team(s) == team { 5 } else { 0 };
+    let matsch = if s.tricks_won()[team] == 9 { 100 } else { 0 };
+    let stoeck = 20 * u32::from(s.stoeck_scored(team) + s.stoeck_scored(team + 2));
+    s.card_points()[team] + last + matsch + s.wys_points()[team] + stoeck
+}
+
+#[test]
+fn teams_are_opposite_seats() {
+    // §2: team A = {0, 2}, team B = {1, 3}: Stöck by seat 2 is team A's, by seat 1 team B's.
+    let h = fill(["", "KS OS", "KR OR", ""]);
+    let game = game_fh0(&[("stoeck_suits", "any_suit"), ("scope", "deal")]);
+    let mut s = deal(&game, hands_ref(&h));
+    act(&mut s, "trump roses");
+    play_out(&mut s);
+    assert_eq!(s.stoeck_scored(2), 1);
+    assert_eq!(s.stoeck_scored(1), 1);
+    let won: u32 = s
+        .view(Viewer::Omniscient)
+        .unwrap()
+        .tricks
+        .iter()
+        .map(|t| u32::from(t.winner % 2 == 0))
+        .sum();
+    assert_eq!(u32::from(s.tricks_won()[0]), won);
+    for team in 0..2 {
+        assert_eq!(s.deal_points()[team], expected_raw(&s, team), "team {team}");
+    }
+}
+
+#[test]
+fn edge_02_counter_clockwise_forehand_deal_start_and_dealer_rotation() {
+    // §2, §4, §5: forehand = dealer + 1, the deal starts with him, the next dealer is d + 1.
+    let game = game_with(&[("first_dealer", "2")]);
+    let mut s = game.new_initial_state();
+    let mut rng = SeededRng::new(11);
+    for deal_no in 0..5 {
+        let d = (2 + deal_no) % 4;
+        assert_eq!(s.dealer(), d, "deal {deal_no}");
+        assert_eq!(s.forehand(), (d + 1) % 4);
+        let first = s.legal_actions().iter().next().unwrap();
+        assert!(
+            s.action_to_string(first)
+                .ends_with(&format!(" to {}", (d + 1) % 4))
+        );
+        s.resolve_chance(&mut rng);
+        assert_eq!(s.phase(), Phase::ChooseMode);
+        assert_eq!(seat(&s), (d + 1) % 4, "forehand chooses first");
+        act(&mut s, "trump acorns");
+        assert_eq!(seat(&s), (d + 1) % 4, "forehand leads trick 1");
+        // Play proceeds to seat + 1.
+        play_lowest(&mut s);
+        assert_eq!(seat(&s), (d + 2) % 4);
+        play_out(&mut s);
+        assert_eq!(s.phase(), Phase::Deal, "2500 is not reached in one deal");
+    }
+}
+
+#[test]
+fn option_first_dealer_sets_dealer_and_forehand() {
+    // Engine parameter (§4): dealer of the first deal; forehand is the seat to his right.
+    for d in 0..4 {
+        let game = game_with(&[("first_dealer", &d.to_string())]);
+        let mut s = game.new_initial_state();
+        assert_eq!(s.dealer(), d);
+        assert_eq!(s.forehand(), (d + 1) % 4);
+        s.resolve_chance(&mut SeededRng::new(3));
+        assert_eq!(s.current_player(), Player::Seat((d + 1) % 4));
+        assert_eq!(s.view(Viewer::Spectator).unwrap().dealer, d);
+    }
+}
+
+#[test]
+fn option_first_forehand_roses_seven_holder_is_forehand_of_deal_one() {
+    // §4, §16 `first_forehand = roses_seven` (pagat): the holder of the Roses 7 is forehand.
+    let h = fill(["", "", "7R", ""]);
+    let game = game_with(&[("first_forehand", "roses_seven")]);
+    let mut s = deal(&game, hands_ref(&h));
+    assert_eq!(s.forehand(), 2);
+    assert_eq!(s.dealer(), 1);
+    assert_eq!(seat(&s), 2);
+    act(&mut s, "obenabe");
+    assert_eq!(seat(&s), 2, "the Roses-7 holder leads trick 1");
+    play_out(&mut s);
+    // The deal then passes counter-clockwise as usual: dealer 2, forehand 3.
+    assert_eq!(s.dealer(), 2);
+    assert_eq!(s.forehand(), 3);
+    // Default (`dealer_param`): the Roses 7 does not matter.
+    let s = deal(&game_with(&[]), hands_ref(&h));
+    assert_eq!((s.dealer(), s.forehand()), (0, 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// §6 — choosing the mode, schieben, multipliers
+// ---------------------------------------------------------------------------------------------
+
+fn any_deal(game: &JassGame) -> JassState {
+    let h = fill(["", "", "", ""]);
+    deal(game, hands_ref(&h))
+}
+
+#[test]
+fn forehand_may_declare_any_of_six_modes_or_schieben() {
+    // §6.1, §6.2.
+    let s = any_deal(&game_fh0(&[]));
+    assert_eq!(s.phase(), Phase::ChooseMode);
+    assert_eq!(
+        legal_texts(&s),
+        [
+            "trump acorns",
+            "trump roses",
+            "trump shields",
+            "trump bells",
+            "obenabe",
+            "undenufe",
+            "schieben"
+        ]
+    );
+    for (text, mode) in [
+        ("trump acorns", Mode::Trump(Suit::ACORNS)),
+        ("trump roses", Mode::Trump(Suit::ROSES)),
+        ("trump shields", Mode::Trump(Suit::SHIELDS)),
+        ("trump bells", Mode::Trump(Suit::BELLS)),
+        ("obenabe", Mode::Obenabe),
+        ("undenufe", Mode::Undenufe),
+    ] {
+        let mut t = s.clone();
+        act(&mut t, text);
+        assert_eq!(t.mode(), Some(mode));
+        assert_eq!(t.phase(), Phase::Play);
+    }
+}
+
+#[test]
+fn schieben_partner_must_choose_and_cannot_push_back() {
+    // §6.3 / edge 3: after schieben the partner (d+3) must declare; no second push.
+    let mut s = any_deal(&game_fh0(&[]));
+    act(&mut s, "schieben");
+    assert_eq!(s.phase(), Phase::ChooseMode);
+    assert_eq!(seat(&s), 2, "forehand 0 pushes to his partner 2");
+    let texts = legal_texts(&s);
+    assert_eq!(texts.len(), 6);
+    assert!(!texts.contains(&"schieben".to_owned()));
+    let before = view_json(&s);
+    let err = try_act(&mut s, "schieben").unwrap_err();
+    match &err {
+        Error::IllegalAction { reason, .. } => assert!(reason.contains("must choose"), "{err}"),
+        e => panic!("unexpected {e}"),
+    }
+    assert_eq!(view_json(&s), before, "state unchanged");
+}
+
+#[test]
+fn edge_03_schieben_forehand_still_leads_trick_one() {
+    // §6.3, §7: forehand leads trick 1 even when his partner chose; choice and push public.
+    let mut s = any_deal(&game_with(&[("first_dealer", "1")]));
+    assert_eq!(seat(&s), 2);
+    act(&mut s, "schieben");
+    assert_eq!(seat(&s), 0);
+    act(&mut s, "trump shields");
+    assert_eq!(s.mode(), Some(Mode::Trump(Suit::SHIELDS)));
+    assert_eq!(seat(&s), 2, "the forehand leads");
+    // §6.5 / §12: mode, push and chooser are public.
+    let v = s.view(Viewer::Spectator).unwrap();
+    assert!(v.pushed);
+    assert_eq!(v.chooser, Some(0));
+    assert_eq!(v.mode, Some(Mode::Trump(Suit::SHIELDS)));
+    assert_eq!(v.multiplier, Some(2));
+    let v = s.view(Viewer::Seat(3)).unwrap();
+    assert!(v.pushed && v.chooser == Some(0));
+}
+
+#[test]
+fn mode_not_pushed_is_public_with_the_forehand_as_chooser() {
+    // §6.5.
+    let mut s = any_deal(&game_fh0(&[]));
+    act(&mut s, "undenufe");
+    let v = s.view(Viewer::Seat(1)).unwrap();
+    assert!(!v.pushed);
+    assert_eq!(v.chooser, Some(0));
+    assert_eq!(v.mode, Some(Mode::Undenufe));
+    assert_eq!(v.multiplier, Some(4));
+}
+
+#[test]
+fn option_schieben_back_partner_may_push_back_then_forehand_must_choose() {
+    // §16 `schieben_back`.
+    let mut s = any_deal(&game_fh0(&[("schieben_back", "true")]));
+    act(&mut s, "schieben");
+    assert_eq!(seat(&s), 2);
+    assert!(legal_texts(&s).contains(&"schieben".to_owned()));
+    act(&mut s, "schieben");
+    assert_eq!(seat(&s), 0, "pushed back to the forehand");
+    assert_eq!(legal_texts(&s).len(), 6, "no third push");
+    assert!(try_act(&mut s, "schieben").is_err());
+    act(&mut s, "obenabe");
+    assert_eq!(seat(&s), 0);
+    let v = s.view(Viewer::Spectator).unwrap();
+    assert_eq!(v.chooser, Some(0));
+    assert!(v.pushed);
+}
+
+#[test]
+fn edge_04_forehand_lead_without_declaring_equals_trump_of_led_suit() {
+    // §6.4: not a separate engine action; a card cannot be laid before the mode. The
+    // equivalent is `trump <suit of card>` followed by the lead.
+    let h = fill(["KA 7R", "", "", ""]);
+    let mut s = deal(&game_fh0(&[]), hands_ref(&h));
+    let before = (s.history(), view_json(&s));
+    let err = try_act(&mut s, "play KA").unwrap_err();
+    match &err {
+        Error::IllegalAction { reason, .. } => {
+            assert!(reason.contains("mode must be chosen"), "{err}");
+        }
+        e => panic!("unexpected {e}"),
+    }
+    assert_eq!((s.history(), view_json(&s)), before);
+    script(&mut s, "trump acorns, play KA");
+    assert_eq!(s.mode(), Some(Mode::Trump(Suit::ACORNS)));
+    let v = s.view(Viewer::Spectator).unwrap();
+    assert_eq!(v.trick.len(), 1);
+    assert_eq!(v.trick[0].seat, 0);
+    assert_eq!(v.trick[0].swiss, "KA");
+}
+
+#[test]
+fn multipliers_seed_scheme() {
+    // §6 multiplier table (default `multiplier_scheme = seed`).
+    let g = game_with(&[]);
+    assert_eq!(g.multiplier(Mode::Trump(Suit::ACORNS)), 1);
+    assert_eq!(g.multiplier(Mode::Trump(Suit::ROSES)), 1);
+    assert_eq!(g.multiplier(Mode::Trump(Suit::SHIELDS)), 2);
+    assert_eq!(g.multiplier(Mode::Trump(Suit::BELLS)), 2);
+    assert_eq!(g.multiplier(Mode::Obenabe), 3);
+    assert_eq!(g.multiplier(Mode::Undenufe), 4);
+}
+
+/// A finished deal (`scope = deal`) in `mode`, played with the lowest legal card.
+fn finished_deal(extra: &[(&str, &str)], mode: &str, seed: u64) -> JassState {
+    let mut opts = vec![("scope", "deal")];
+    opts.extend_from_slice(extra);
+    let mut s = game_with(&opts).new_initial_state();
+    s.resolve_chance(&mut SeededRng::new(seed));
+    act(&mut s, mode);
+    play_out(&mut s);
+    assert_eq!(s.phase(), Phase::Over);
+    s
+}
+
+#[test]
+fn option_multiplier_scheme_swisslos_undenufe_times_three() {
+    // §16 `multiplier_scheme = swisslos`: as seed but Undenufe ×3.
+    let g = game_with(&[("multiplier_scheme", "swisslos")]);
+    let expect = [1, 1, 2, 2, 3, 3];
+    for (m, e) in Mode::ALL.iter().zip(expect) {
+        assert_eq!(g.multiplier(*m), e, "{m:?}");
+    }
+    let s = finished_deal(&[("multiplier_scheme", "swisslos")], "undenufe", 5);
+    let ld = s.last_deal().unwrap();
+    assert_eq!(ld.scored, [ld.raw[0] * 3, ld.raw[1] * 3]);
+    let s = finished_deal(&[], "undenufe", 5);
+    let ld = s.last_deal().unwrap();
+    assert_eq!(ld.scored, [ld.raw[0] * 4, ld.raw[1] * 4]);
+}
+
+#[test]
+fn option_multiplier_scheme_none_everything_times_one() {
+    // §16 `multiplier_scheme = none`.
+    let g = game_with(&[("multiplier_scheme", "none")]);
+    for m in Mode::ALL {
+        assert_eq!(g.multiplier(m), 1, "{m:?}");
+    }
+    for mode in ["trump bells", "obenabe", "undenufe"] {
+        let s = finished_deal(&[("multiplier_scheme", "none")], mode, 9);
+        let ld = s.last_deal().unwrap();
+        assert_eq!(ld.scored, ld.raw, "{mode}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §3 — card points; E1; edge 1 (157 in every mode); edge 10 (8s worth 8)
+// ---------------------------------------------------------------------------------------------
+
+/// Card points of §3.3, written out independently of the engine.
+fn rule_points(mode: Mode, six_is_eleven: bool, c: Card) -> u32 {
+    let r = c.rank();
+    match mode {
+        Mode::Trump(t) if c.suit() == t => match r {
+            Rank::Jack => 20,
+            Rank::Nine => 14,
+            Rank::Ace => 11,
+            Rank::King => 4,
+            Rank::Queen => 3,
+            Rank::Ten => 10,
+            _ => 0,
+        },
+        _ => match r {
+            Rank::Ace if mode == Mode::Undenufe && six_is_eleven => 0,
+            Rank::Six if mode == Mode::Undenufe && six_is_eleven => 11,
+            Rank::Ace => 11,
+            Rank::King => 4,
+            Rank::Queen => 3,
+            Rank::Jack => 2,
+            Rank::Ten => 10,
+            Rank::Eight if matches!(mode, Mode::Obenabe | Mode::Undenufe) => 8,
+            _ => 0,
+        },
+    }
+}
+
+fn suit_total(mode: Mode, six: bool, suit: Suit) -> u32 {
+    pack()
+        .of_suit(suit)
+        .iter()
+        .map(|c| rule_points(mode, six, c))
+        .sum()
+}
+
+/// Plays a whole deal in `mode` (lowest legal card) and checks after every trick that the
+/// winner's team gained exactly the §3.3 points of its four cards; returns the state.
+fn deal_checking_every_trick(extra: &[(&str, &str)], mode: Mode, seed: u64) -> JassState {
+    let six = extra.contains(&("undenufe_six_is_eleven", "true"));
+    let mut opts = vec![("scope", "deal")];
+    opts.extend_from_slice(extra);
+    let mut s = game_with(&opts).new_initial_state();
+    s.resolve_chance(&mut SeededRng::new(seed));
+    act(&mut s, &mode.name());
+    for t in 0..9 {
+        let before = s.card_points();
+        for _ in 0..4 {
+            play_lowest(&mut s);
+        }
+        let v = s.view(Viewer::Omniscient).unwrap();
+        let trick = &v.tricks[t];
+        let pts: u32 = trick
+            .cards
+            .iter()
+            .map(|p| rule_points(mode, six, p.card))
+            .sum();
+        let team = trick.winner % 2;
+        assert_eq!(
+            s.card_points()[team],
+            before[team] + pts,
+            "trick {t} {mode:?}"
+        );
+        assert_eq!(s.card_points()[1 - team], before[1 - team]);
+    }
+    assert_eq!(s.phase(), Phase::Over);
+    s
+}
+
+#[test]
+fn e1_trump_roses_suit_totals_62_and_30_sum_157() {
+    // E1: trump suit 62, each other suit 30, 152 in all, +5 = 157.
+    assert_eq!(suit_total(ROSES, false, Suit::ROSES), 62);
+    for suit in [Suit::ACORNS, Suit::SHIELDS, Suit::BELLS] {
+        assert_eq!(suit_total(ROSES, false, suit), 30);
+    }
+    for seed in [1, 2, 3] {
+        let s = deal_checking_every_trick(&[], ROSES, seed);
+        assert_eq!(s.card_points()[0] + s.card_points()[1], 152);
+        let l = last_trick_team(&s);
+        assert_eq!(s.card_points()[l] + 5 + s.card_points()[1 - l], 157);
+    }
+}
+
+#[test]
+fn e1_obenabe_each_suit_38_sum_157() {
+    // E1: Obenabe, each suit A11 K4 O3 U2 10-10 8-8 = 38; ×4 = 152; +5 = 157.
+    for suit in Suit::ALL {
+        assert_eq!(suit_total(Mode::Obenabe, false, suit), 38);
+    }
+    let s = deal_checking_every_trick(&[], Mode::Obenabe, 4);
+    assert_eq!(s.card_points()[0] + s.card_points()[1], 152);
+}
+
+#[test]
+fn e1_undenufe_six_is_eleven_each_suit_38_sum_157() {
+    // E1 with `undenufe_six_is_eleven`: 6-11 K4 O3 U2 10-10 8-8 = 38 -> 152 (+5).
+    for suit in Suit::ALL {
+        assert_eq!(suit_total(Mode::Undenufe, true, suit), 38);
+    }
+    let s = deal_checking_every_trick(&[("undenufe_six_is_eleven", "true")], Mode::Undenufe, 6);
+    assert_eq!(s.card_points()[0] + s.card_points()[1], 152);
+    let l = last_trick_team(&s);
+    assert_eq!(s.deal_points()[l] + s.deal_points()[1 - l], 157);
+}
+
+#[test]
+fn edge_01_card_points_and_last_trick_total_157_in_every_mode() {
+    // Edge 1 / §3.3 / §10 check: cards + last trick = 157 in all modes, every trick scored by
+    // the §3.3 table (no Wys declared; Stöck and Match accounted separately).
+    let variants: [&[(&str, &str)]; 2] = [&[], &[("undenufe_six_is_eleven", "true")]];
+    for extra in variants {
+        for mode in Mode::ALL {
+            for seed in 20..24 {
+                let s = deal_checking_every_trick(extra, mode, seed);
+                assert_eq!(s.card_points()[0] + s.card_points()[1], 152, "{mode:?}");
+                let stoeck: u32 = (0..4).map(|p| 20 * u32::from(s.stoeck_scored(p))).sum();
+                let matsch = if s.tricks_won().contains(&9) { 100 } else { 0 };
+                let raw = s.deal_points();
+                assert_eq!(
+                    raw[0] + raw[1],
+                    157 + stoeck + matsch,
+                    "{mode:?} seed {seed}"
+                );
+                for team in 0..2 {
+                    assert_eq!(raw[team], expected_raw(&s, team));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn option_undenufe_six_is_eleven_changes_only_undenufe() {
+    // §16 `undenufe_six_is_eleven`: in Undenufe 6 = 11 and A = 0; other modes unchanged.
+    // A trick 6A 7A 8A AA in Undenufe: 0 + 0 + 8 + 11 = 19 by default, 11 + 0 + 8 + 0 = 19
+    // with the option; 6A 7A 9A KA: 4 by default, 15 with the option.
+    let h = fill(["6A", "7A", "9A", "KA"]);
+    for (six, expected) in [("false", 4), ("true", 15)] {
+        let game = game_fh0(&[("undenufe_six_is_eleven", six)]);
+        let mut s = deal(&game, hands_ref(&h));
+        script(&mut s, "undenufe, play 6A, play 7A, play 9A, play KA");
+        assert_eq!(s.card_points(), [expected, 0], "six_is_eleven = {six}");
+        // Obenabe is not affected: K wins, 4 points.
+        let mut s = deal(&game, hands_ref(&h));
+        script(&mut s, "obenabe, play 6A, play 7A, play 9A, play KA");
+        assert_eq!(s.card_points(), [0, 4]);
+    }
+}
+
+#[test]
+fn edge_10_eights_are_worth_eight_in_obenabe_and_undenufe_only() {
+    // §3.3: the 8 is worth 8 in Obenabe/Undenufe, 0 in a trump game (trump or not).
+    let h = fill(["8A", "6A", "7A", "9A"]);
+    // Trick 8A 6A 7A 9A: the 9A wins in Obenabe and in trump games, the 6A in Undenufe (all
+    // team B); the trick is worth 8 only where the 8 counts (and 14 for the trump Nell).
+    for (mode, expected) in [
+        ("obenabe", 8),
+        ("undenufe", 8),
+        ("trump roses", 0),
+        ("trump acorns", 14),
+    ] {
+        let mut s = deal(&game_fh0(&[]), hands_ref(&h));
+        script(
+            &mut s,
+            &format!("{mode}, play 8A, play 6A, play 7A, play 9A"),
+        );
+        assert_eq!(s.card_points(), [0, expected], "{mode}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §7 — trick play: E2 (every row), edges 5–10, trick winner, `undertrump_rule`
+// ---------------------------------------------------------------------------------------------
+
+/// E2 positions: trump Roses, seat 0 leads; `finals` are the hands at that moment.
+fn e2(extra: &[(&str, &str)], finals: [&str; 4], trick: &str) -> JassState {
+    let mut s = late_trick(extra, ROSES, finals, 0);
+    script(&mut s, trick);
+    s
+}
+
+#[test]
+fn e2_row1_holding_led_suit_may_follow_or_trump_not_discard() {
+    // Acorns K led; hand Acorns 7, Roses 6, Shields A -> Acorns 7, Roses 6.
+    let s = e2(
+        &[],
+        ["KA KS OS", "7A 6R AS", "AA OA US", "UA 10S 6B"],
+        "play KA",
+    );
+    assert_eq!(seat(&s), 1);
+    assert_eq!(legal_cards(&s), cards("7A 6R"));
+}
+
+#[test]
+fn e2_row2_following_suit_or_overtrumping_roses_six_would_undertrump() {
+    // Acorns K, Roses 10; hand Acorns 7, Roses 6, Roses U -> Acorns 7, Roses U.
+    let s = e2(
+        &[],
+        ["KA AA OA", "10R UA 8R", "7A 6R UR", "9R AS AB"],
+        "play KA, play 10R",
+    );
+    assert_eq!(seat(&s), 2);
+    assert_eq!(legal_cards(&s), cards("7A UR"));
+}
+
+#[test]
+fn e2_row3_void_in_led_suit_and_cannot_overtrump_plays_plain_card() {
+    // Acorns K, Roses 10; hand Shields A, Roses 6 -> Shields A only.
+    let s = e2(
+        &[],
+        ["KA 7R", "10R 8R", "AS 6R", "9R 6B"],
+        "play KA, play 10R",
+    );
+    assert_eq!(seat(&s), 2);
+    assert_eq!(legal_cards(&s), cards("AS"));
+}
+
+#[test]
+fn e2_row4_only_lower_trumps_in_hand_may_undertrump() {
+    // Acorns K, Roses 10; hand Roses 6, Roses 7 -> both (only trumps).
+    let s = e2(
+        &[],
+        ["KA 8R", "10R 9R", "6R 7R", "AS 6B"],
+        "play KA, play 10R",
+    );
+    assert_eq!(legal_cards(&s), cards("6R 7R"));
+}
+
+#[test]
+fn e2_row5_only_trumps_must_overtrump_when_able() {
+    // Acorns K, Roses 10; hand Roses 6, 7, A -> Roses A only.
+    let s = e2(
+        &[],
+        ["KA AA OA", "10R UA 9A", "6R 7R AR", "8R AS AB"],
+        "play KA, play 10R",
+    );
+    assert_eq!(legal_cards(&s), cards("AR"));
+}
+
+#[test]
+fn e2_row6_under_exemption_trump_led_only_trump_is_under_any_card() {
+    // Roses K led; hand Roses U, Acorns 7, Shields 8 -> all three.
+    let s = e2(
+        &[],
+        ["KR AA KA", "UR 7A 8S", "9R OA UA", "AR 10R 6B"],
+        "play KR",
+    );
+    assert_eq!(seat(&s), 1);
+    assert_eq!(legal_cards(&s), cards("UR 7A 8S"));
+}
+
+#[test]
+fn e2_row7_trump_led_with_other_trumps_must_play_trump() {
+    // Roses K led; hand Roses U, Roses 6, Acorns 7 -> Roses U, Roses 6.
+    let s = e2(
+        &[],
+        ["KR AA KA", "UR 6R 7A", "9R OA UA", "AR 8S 6B"],
+        "play KR",
+    );
+    assert_eq!(legal_cards(&s), cards("UR 6R"));
+}
+
+/// Trick 1 of a trump-Roses deal, seat 0 forehand, after `trick` has been played.
+fn trick_one(extra: &[(&str, &str)], partial: [&str; 4], mode: &str, trick: &str) -> JassState {
+    let h = fill(partial);
+    let mut s = deal(&game_fh0(extra), hands_ref(&h));
+    act(&mut s, mode);
+    script(&mut s, trick);
+    s
+}
+
+#[test]
+fn edge_05_trump_under_exemption_when_only_trump_is_the_under() {
+    // §7.1: trump led, the hand's only trump is the U -> any card (9 cards).
+    let s = trick_one(
+        &[],
+        ["9R AR KR", "UR", "OR 10R 8R", "7R 6R"],
+        "trump roses",
+        "play 9R",
+    );
+    assert_eq!(legal_cards(&s), s.hand(1));
+    assert_eq!(s.hand(1).len(), 9);
+    let mut s2 = s.clone();
+    let plain = (s.hand(1) - cards("UR")).first().unwrap();
+    act(&mut s2, &format!("play {}", plain.swiss()));
+}
+
+#[test]
+fn edge_05_with_other_trumps_a_trump_must_be_played_but_the_under_may_be_kept() {
+    let mut s = trick_one(
+        &[],
+        ["9R AR KR", "UR 6R", "OR 10R 8R", "7R"],
+        "trump roses",
+        "play 9R",
+    );
+    assert_eq!(legal_cards(&s), cards("UR 6R"));
+    let before = (s.history(), view_json(&s));
+    let plain = (s.hand(1) - cards("UR 6R")).first().unwrap();
+    let err = try_act(&mut s, &format!("play {}", plain.swiss())).unwrap_err();
+    match &err {
+        Error::IllegalAction { reason, .. } => {
+            assert!(reason.contains("a trump must be played"), "{err}")
+        }
+        e => panic!("unexpected {e}"),
+    }
+    assert_eq!((s.history(), view_json(&s)), before);
+    act(&mut s, "play 6R"); // keeps the Under
+    assert!(s.hand(1).contains(card("UR")));
+}
+
+#[test]
+fn edge_06_trumping_allowed_while_holding_led_suit() {
+    // §7.1: trumps are always allowed instead of following suit.
+    let mut s = trick_one(
+        &[],
+        ["KA", "7A 9A 6R 10R", "", ""],
+        "trump roses",
+        "play KA",
+    );
+    let h = s.hand(1);
+    assert_eq!(
+        legal_cards(&s),
+        h.of_suit(Suit::ACORNS) | h.of_suit(Suit::ROSES)
+    );
+    assert!(legal_cards(&s).contains(card("6R")));
+    act(&mut s, "play 6R");
+}
+
+/// Trick 1, trump Roses: KA led by seat 0, seat 1 trumps with 10R; seat 2 is void in Acorns
+/// and holds `seat2` plus Shields/Bells.
+fn trumped_plain_lead(extra: &[(&str, &str)], seat2_roses: &str, seat3_roses: &str) -> JassState {
+    trick_one(
+        extra,
+        [
+            "KA AA OA UA 10A",
+            "10R 9A 8A 7A",
+            seat2_roses,
+            &format!("6A {seat3_roses}"),
+        ],
+        "trump roses",
+        "play KA, play 10R",
+    )
+}
+
+#[test]
+fn edge_07_no_undertrumping_while_holding_another_legal_card() {
+    // §7.1: a lower trump is illegal if the hand has any other legal card.
+    let s = trumped_plain_lead(&[], "6R 7R", "UR 9R AR KR OR 8R");
+    assert_eq!(seat(&s), 2);
+    let h = s.hand(2);
+    assert!(h.of_suit(Suit::ACORNS).is_empty());
+    assert_eq!(legal_cards(&s), h - cards("6R 7R"));
+}
+
+#[test]
+fn edge_07_undertrump_allowed_when_hand_is_only_lower_trumps() {
+    let s = late_trick(&[], ROSES, ["KA 9R", "UR 8R", "6R 7R", "AS 6B"], 0);
+    let mut s = s;
+    script(&mut s, "play KA, play UR");
+    assert_eq!(legal_cards(&s), cards("6R 7R"));
+    act(&mut s, "play 6R");
+}
+
+#[test]
+fn edge_08_must_overtrump_when_trumping_over_a_trump_and_able() {
+    // §7.1: only trumps higher than the 10R may be added; plain discards stay legal.
+    let s = trumped_plain_lead(&[], "6R AR", "UR 9R KR OR 8R 7R");
+    let h = s.hand(2);
+    assert_eq!(legal_cards(&s), h - cards("6R"));
+    assert!(legal_cards(&s).contains(card("AR")));
+}
+
+#[test]
+fn edge_09_no_obligation_to_beat_when_trump_is_led() {
+    // §7.1: trump led -> any trump, no need to beat.
+    let mut s = trick_one(&[], ["10R", "6R 9R", "", ""], "trump roses", "play 10R");
+    let h = s.hand(1);
+    assert_eq!(legal_cards(&s), h.of_suit(Suit::ROSES));
+    assert!(legal_cards(&s).contains(card("6R")));
+    act(&mut s, "play 6R"); // does not beat the 10
+}
+
+#[test]
+fn option_undertrump_rule_allowed_if_cannot_overtrump() {
+    // §16 `undertrump_rule = allowed_if_cannot_overtrump` (literal seed): a lower trump is
+    // legal whenever no higher trump is held.
+    let opt: &[(&str, &str)] = &[("undertrump_rule", "allowed_if_cannot_overtrump")];
+    // E2 row 3 hand: Shields A, Roses 6 -> now both.
+    let finals = ["KA 7R", "10R 8R", "AS 6R", "9R 6B"];
+    assert_eq!(
+        legal_cards(&e2(&[], finals, "play KA, play 10R")),
+        cards("AS")
+    );
+    assert_eq!(
+        legal_cards(&e2(opt, finals, "play KA, play 10R")),
+        cards("AS 6R")
+    );
+    // Holding the led suit and only a lower trump: default follow only; option adds 6R.
+    let finals = ["KA AA OA", "10R UA 8R", "7A 6R 7R", "9R AS AB"];
+    assert_eq!(
+        legal_cards(&e2(&[], finals, "play KA, play 10R")),
+        cards("7A")
+    );
+    assert_eq!(
+        legal_cards(&e2(opt, finals, "play KA, play 10R")),
+        cards("7A 6R 7R")
+    );
+    // E2 row 2 (a higher trump held): unchanged, no undertrumping.
+    let finals = ["KA AA OA", "10R UA 8R", "7A 6R UR", "9R AS AB"];
+    assert_eq!(
+        legal_cards(&e2(opt, finals, "play KA, play 10R")),
+        cards("7A UR")
+    );
+    // 9-card hand void in Acorns with only lower trumps: every card.
+    let s = trumped_plain_lead(opt, "6R 7R", "UR 9R AR KR OR 8R");
+    assert_eq!(legal_cards(&s), s.hand(2));
+}
+
+#[test]
+fn trick_winner_trump_order_under_nell_ace_king() {
+    // §3.2 / §7.3: trump order U, 9, A, K, O, 10, 8, 7, 6.
+    let s = trick_one(
+        &[],
+        ["AR", "9R", "UR", "KR"],
+        "trump roses",
+        "play AR, play 9R, play UR, play KR",
+    );
+    assert_eq!(s.card_points(), [11 + 14 + 20 + 4, 0]);
+    assert_eq!(seat(&s), 2, "the winner leads the next trick");
+    let v = s.view(Viewer::Spectator).unwrap();
+    assert_eq!(v.tricks[0].winner, 2);
+    // Ober beats 10, 8, 7.
+    let t = trick_one(
+        &[],
+        ["10R", "8R", "OR", "7R"],
+        "trump roses",
+        "play 10R, play 8R, play OR, play 7R",
+    );
+    assert_eq!(t.view(Viewer::Spectator).unwrap().tricks[0].winner, 2);
+    assert_eq!(t.card_points(), [10 + 3, 0]);
+}
+
+#[test]
+fn trick_winner_lowest_trump_beats_led_suit_and_higher_trump_beats_lower() {
+    // §7.3: a trump wins a plain-suit trick; the highest trump wins.
+    let s = trick_one(
+        &[],
+        ["AA", "6R", "KA", "7R OA UA 10A 9A 8A 7A 6A"],
+        "trump roses",
+        "play AA, play 6R, play KA, play 7R",
+    );
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks[0].winner, 3);
+    assert_eq!(s.card_points(), [0, 11 + 4]);
+}
+
+#[test]
+fn trick_winner_plain_highest_of_led_suit_off_suit_never_wins() {
+    // §7.3: without trump the highest card of the led suit wins; a discard never wins.
+    let s = trick_one(
+        &[],
+        ["10A", "AS KS OS US 10S 9S 8S 7S 6S", "KA", "6A"],
+        "trump roses",
+        "play 10A, play AS, play KA, play 6A",
+    );
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks[0].winner, 2);
+    assert_eq!(s.card_points(), [10 + 11 + 4, 0]);
+}
+
+#[test]
+fn edge_10_obenabe_high_wins_undenufe_six_wins_ace_loses() {
+    // §7.3: Obenabe A high; Undenufe 6 beats 7 ... beats A. Discards never win.
+    let partial = ["10A", "AS KS OS US 10S 9S 8S 7S 6S", "6A", "AA"];
+    let s = trick_one(
+        &[],
+        partial,
+        "obenabe",
+        "play 10A, play AS, play 6A, play AA",
+    );
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks[0].winner, 3);
+    let s = trick_one(
+        &[],
+        partial,
+        "undenufe",
+        "play 10A, play AS, play 6A, play AA",
+    );
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks[0].winner, 2);
+    // Undenufe: 7 beats 8 and A (no 6 in the trick).
+    let s = trick_one(
+        &[],
+        ["AA", "8A", "7A", "KA"],
+        "undenufe",
+        "play AA, play 8A, play 7A, play KA",
+    );
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks[0].winner, 2);
+    assert_eq!(s.card_points(), [11 + 8 + 4, 0]);
+}
+
+#[test]
+fn edge_10_obenabe_and_undenufe_follow_suit_if_able_otherwise_any_card() {
+    // §7.2: no trumps exist; follow the led suit if able, otherwise any card.
+    for mode in ["obenabe", "undenufe"] {
+        let s = trick_one(&[], ["KA", "7A 6R", "", ""], mode, "play KA");
+        assert_eq!(legal_cards(&s), s.hand(1).of_suit(Suit::ACORNS), "{mode}");
+        let s = trick_one(
+            &[],
+            ["KA AA OA UA 10A 9A 8A 7A 6A", "", "", ""],
+            mode,
+            "play KA",
+        );
+        assert_eq!(legal_cards(&s), s.hand(1), "{mode}: void -> any card");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error paths: illegal actions name the rule and leave the state unchanged
+// ---------------------------------------------------------------------------------------------
+
+/// Applies `text`, expects `IllegalAction` whose reason contains `needle`, and checks that
+/// history, omniscient view, legal actions and player to act are unchanged.
+fn assert_illegal(s: &mut JassState, text: &str, needle: &str) {
+    let before = (
+        s.history(),
+        view_json(s),
+        s.legal_actions(),
+        s.current_player(),
+    );
+    let err = try_act(s, text).expect_err(text);
+    match &err {
+        Error::IllegalAction { name, reason, .. } => {
+            assert!(
+                reason.contains(needle),
+                "`{text}`: reason `{reason}` lacks `{needle}`"
+            );
+            assert_eq!(name, text);
+        }
+        e => panic!("`{text}`: expected IllegalAction, got {e:?}"),
+    }
+    assert!(err.to_string().contains(needle));
+    let after = (
+        s.history(),
+        view_json(s),
+        s.legal_actions(),
+        s.current_player(),
+    );
+    assert_eq!(before, after, "`{text}` changed the state");
+}
+
+#[test]
+fn illegal_card_must_follow_suit_names_rule_and_leaves_state_unchanged() {
+    let mut s = e2(
+        &[],
+        ["KA KS OS", "7A 6R AS", "AA OA US", "UA 10S 6B"],
+        "play KA",
+    );
+    assert_illegal(&mut s, "play AS", "follow suit");
+    // Obenabe too.
+    let mut s = trick_one(&[], ["KA", "7A AS", "", ""], "obenabe", "play KA");
+    assert_illegal(&mut s, "play AS", "follow suit");
+}
+
+#[test]
+fn illegal_undertrump_names_rule_and_leaves_state_unchanged() {
+    let mut s = trumped_plain_lead(&[], "6R 7R", "UR 9R AR KR OR 8R");
+    assert_illegal(&mut s, "play 6R", "undertrumping");
+    // Also while holding the led suit (E2 row 2: Roses 6 = undertrump).
+    let mut s = e2(
+        &[],
+        ["KA AA OA", "10R UA 8R", "7A 6R UR", "9R AS AB"],
+        "play KA, play 10R",
+    );
+    assert_illegal(&mut s, "play 6R", "undertrumping");
+}
+
+#[test]
+fn illegal_card_not_in_hand_and_trump_led_errors() {
+    let mut s = trick_one(
+        &[],
+        ["9R AR KR", "UR 6R", "OR 10R 8R", "7R"],
+        "trump roses",
+        "play 9R",
+    );
+    assert_illegal(&mut s, "play AR", "does not hold");
+    let plain = (s.hand(1) - cards("UR 6R")).first().unwrap();
+    assert_illegal(
+        &mut s,
+        &format!("play {}", plain.swiss()),
+        "trump must be played",
+    );
+    assert_illegal(&mut s, "obenabe", "mode has already been chosen");
+}
+
+#[test]
+fn illegal_wys_after_first_trick() {
+    // §8.5: Wys are declared only in trick 1, before laying one's card.
+    let h = fill(["6B 7B 8B KA", "", "", ""]);
+    let mut s = deal(&game_fh0(&[]), hands_ref(&h));
+    act(&mut s, "trump roses");
+    assert!(legal_texts(&s).contains(&"wys run 6B-8B".to_owned()));
+    act(&mut s, "play KA"); // commits an empty set
+    play_lowest(&mut s);
+    while seat(&s) != 0 {
+        play_lowest(&mut s);
+    }
+    assert_eq!(s.view(Viewer::Spectator).unwrap().tricks.len(), 1);
+    assert!(s.hand(0).is_superset(cards("6B 7B 8B")));
+    assert!(!legal_texts(&s).iter().any(|t| t.starts_with("wys")));
+    assert_illegal(&mut s, "wys run 6B-8B", "first trick");
+}
+
+#[test]
+fn unknown_action_ids_unparsable_text_and_game_over_errors() {
+    let mut s = game_fh0(&[("scope", "deal")]).new_initial_state();
+    // At the deal, only card ids 0..36 exist.
+    let before = view_json(&s);
+    match s.apply(36) {
+        Err(Error::UnknownAction { reason, .. }) => assert!(reason.contains("0..36"), "{reason}"),
+        r => panic!("{r:?}"),
+    }
+    assert_eq!(view_json(&s), before);
+    s.resolve_chance(&mut SeededRng::new(1));
+    match s.apply(9999) {
+        Err(Error::UnknownAction { reason, .. }) => assert!(reason.contains("0..164"), "{reason}"),
+        r => panic!("{r:?}"),
+    }
+    match s.string_to_action("trump hearts please") {
+        Err(Error::UnparsableAction { reason, .. }) => assert!(reason.contains("play <card>")),
+        r => panic!("{r:?}"),
+    }
+    match s.string_to_action("play 5R") {
+        Err(Error::UnparsableAction { reason, .. }) => assert!(reason.contains("below 6")),
+        r => panic!("{r:?}"),
+    }
+    act(&mut s, "obenabe");
+    play_out(&mut s);
+    assert!(s.is_terminal());
+    assert_eq!(s.apply(0), Err(Error::GameOver));
+    assert!(s.legal_actions().is_empty());
+}
+
+#[test]
+fn action_text_forms_round_trip() {
+    // Swiss and French notation both parse; text forms are stable.
+    let h = fill(["UR 7A 8A 9A UB UA US", "", "", ""]);
+    let mut s = deal(&game_fh0(&[]), hands_ref(&h));
+    for t in ["trump roses", "obenabe", "undenufe", "schieben"] {
+        let a = s.string_to_action(t).unwrap();
+        assert_eq!(s.action_to_string(a), t);
+    }
+    act(&mut s, "trump roses");
+    for t in ["play UR", "wys four U", "wys run 7A-9A"] {
+        let a: Action = s.string_to_action(t).unwrap();
+        assert_eq!(s.action_to_string(a), t);
+        assert!(s.legal_actions().contains(a), "{t}");
+    }
+    assert_eq!(
+        s.string_to_action("play JH").unwrap(),
+        s.string_to_action("play UR").unwrap()
+    );
+    assert_eq!(
+        s.string_to_action("play UR").unwrap(),
+        card_action(card("UR"))
+    );
+    // Another seat does not learn that a Wys was declared (§12).
+    let w = s.string_to_action("wys four U").unwrap();
+    assert_eq!(s.action_to_string_for(Viewer::Seat(1), w), None);
+    assert_eq!(
+        s.action_to_string_for(Viewer::Seat(0), w),
+        Some("wys four U".to_owned())
+    );
+}
