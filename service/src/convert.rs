@@ -1,0 +1,176 @@
+//! Conversions between engine values and protobuf messages.
+
+use std::collections::{BTreeMap, HashMap};
+
+use cardhouse::{AnyGame, AnyState, OptionKind, OptionValue, Options, Player};
+use prost_types::value::Kind;
+
+use crate::error::ApiError;
+use crate::pb;
+
+/// Request options (text values; the engine accepts text for every kind).
+pub fn options_from_pb(map: &HashMap<String, String>) -> Options {
+    map.iter()
+        .map(|(k, v)| (k.clone(), OptionValue::Str(v.clone())))
+        .collect()
+}
+
+/// Options as canonical text.
+pub fn options_to_pb(options: &Options) -> HashMap<String, String> {
+    options
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect()
+}
+
+pub fn player_to_pb(p: Player) -> pb::Player {
+    match p {
+        Player::Seat(s) => pb::Player {
+            kind: pb::PlayerKind::Seat as i32,
+            seat: s as u32,
+        },
+        Player::Chance => pb::Player {
+            kind: pb::PlayerKind::Chance as i32,
+            seat: 0,
+        },
+        Player::Terminal => pb::Player {
+            kind: pb::PlayerKind::Terminal as i32,
+            seat: 0,
+        },
+    }
+}
+
+pub fn game_info(game: &AnyGame) -> pb::GameInfo {
+    pb::GameInfo {
+        name: game.name().to_owned(),
+        rules_version: game.rules_version(),
+        options: options_to_pb(&game.options()),
+        num_players: game.num_players() as u32,
+        num_distinct_actions: game.num_distinct_actions() as u32,
+        max_chance_outcomes: game.max_chance_outcomes() as u32,
+        observation_shape: game.observation_shape().iter().map(|&d| d as u32).collect(),
+    }
+}
+
+pub fn game_description(game: &AnyGame) -> pb::GameDescription {
+    pb::GameDescription {
+        info: Some(game_info(game)),
+        option_specs: game
+            .option_specs()
+            .iter()
+            .map(|spec| {
+                let mut out = pb::OptionSpec {
+                    name: spec.name.to_owned(),
+                    default_value: spec.default.to_owned(),
+                    doc: spec.doc.to_owned(),
+                    ..Default::default()
+                };
+                match spec.kind {
+                    OptionKind::Bool => out.kind = pb::OptionKind::Bool as i32,
+                    OptionKind::Int { min, max } => {
+                        out.kind = pb::OptionKind::Int as i32;
+                        out.int_min = min;
+                        out.int_max = max;
+                    }
+                    OptionKind::Choice(names) => {
+                        out.kind = pb::OptionKind::Choice as i32;
+                        out.choices = names.iter().map(|&n| n.to_owned()).collect();
+                    }
+                }
+                out
+            })
+            .collect(),
+    }
+}
+
+/// The legal actions with their text forms (and probabilities at a chance node).
+pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError> {
+    if state.is_chance_node() {
+        return Ok(state
+            .chance_outcomes()?
+            .into_iter()
+            .map(|(id, p)| pb::LegalAction {
+                id,
+                text: state.action_to_string(id),
+                probability: p,
+            })
+            .collect());
+    }
+    Ok(state
+        .legal_actions()
+        .iter()
+        .map(|id| pb::LegalAction {
+            id,
+            text: state.action_to_string(id),
+            probability: 0.0,
+        })
+        .collect())
+}
+
+/// Decodes state bytes from a request.
+pub fn decode_state(bytes: &[u8]) -> Result<AnyState, ApiError> {
+    if bytes.is_empty() {
+        return Err(ApiError::InvalidArgument(
+            "`state` is empty; pass the bytes returned by NewInitialState or a later call".into(),
+        ));
+    }
+    Ok(cardhouse::state_from_bytes(bytes)?)
+}
+
+/// A JSON value as a protobuf `Struct` (non-object values are wrapped as `{"value": ...}`).
+pub fn json_to_struct(value: serde_json::Value) -> prost_types::Struct {
+    match value {
+        serde_json::Value::Object(map) => prost_types::Struct {
+            fields: map
+                .into_iter()
+                .map(|(k, v)| (k, json_to_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        },
+        other => prost_types::Struct {
+            fields: BTreeMap::from([("value".to_owned(), json_to_value(other))]),
+        },
+    }
+}
+
+fn json_to_value(value: serde_json::Value) -> prost_types::Value {
+    let kind = match value {
+        serde_json::Value::Null => Kind::NullValue(0),
+        serde_json::Value::Bool(b) => Kind::BoolValue(b),
+        serde_json::Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => Kind::StringValue(s),
+        serde_json::Value::Array(items) => Kind::ListValue(prost_types::ListValue {
+            values: items.into_iter().map(json_to_value).collect(),
+        }),
+        serde_json::Value::Object(_) => Kind::StructValue(json_to_struct(value)),
+    };
+    prost_types::Value { kind: Some(kind) }
+}
+
+/// A protobuf `Struct` as JSON (numbers become JSON floats; integral ones become integers).
+pub fn struct_to_json(s: &prost_types::Struct) -> serde_json::Value {
+    serde_json::Value::Object(
+        s.fields
+            .iter()
+            .map(|(k, v)| (k.clone(), value_to_json(v)))
+            .collect(),
+    )
+}
+
+fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => serde_json::Value::Null,
+        Some(Kind::BoolValue(b)) => serde_json::Value::Bool(*b),
+        Some(Kind::NumberValue(n)) => {
+            if n.fract() == 0.0 && n.abs() < 9.0e15 {
+                serde_json::Value::from(*n as i64)
+            } else {
+                serde_json::Value::from(*n)
+            }
+        }
+        Some(Kind::StringValue(s)) => serde_json::Value::String(s.clone()),
+        Some(Kind::ListValue(l)) => {
+            serde_json::Value::Array(l.values.iter().map(value_to_json).collect())
+        }
+        Some(Kind::StructValue(s)) => struct_to_json(s),
+    }
+}

@@ -1,0 +1,110 @@
+//! The one place where failures become gRPC statuses.
+//!
+//! Engine errors are mapped by an exhaustive `match` (every current variant explicit; the
+//! engine's enum is `#[non_exhaustive]`, so a new variant falls to `INTERNAL` and is logged
+//! until it is mapped here). `INTERNAL` never carries detail to the client.
+
+use tonic::{Code, Status};
+
+/// Everything a handler can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The engine rejected the request.
+    #[error(transparent)]
+    Engine(#[from] cardhouse::Error),
+    /// A malformed request field.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// No match with that id.
+    #[error("no match with id `{0}`")]
+    MatchNotFound(String),
+    /// No credential, or one that is not a token of this match.
+    #[error("{0}")]
+    Unauthenticated(&'static str),
+    /// A valid token of the match that may not do this.
+    #[error("{0}")]
+    PermissionDenied(&'static str),
+    /// A seat acted out of turn.
+    #[error("it is not seat {seat}'s turn ({to_move})")]
+    NotYourTurn {
+        /// The caller's seat.
+        seat: usize,
+        /// Who is to move, as text.
+        to_move: String,
+    },
+    /// The match has ended.
+    #[error("the match is over ({0})")]
+    MatchOver(&'static str),
+    /// The match is still running.
+    #[error("the match is still running; its record is available after it ends")]
+    MatchRunning,
+    /// The expected move number does not match (a stale or retried request).
+    #[error("stale move number: expected {expected}, the match is at {actual}; nothing was applied")]
+    StaleMove {
+        /// What the client sent.
+        expected: u64,
+        /// The seat's current move number.
+        actual: u64,
+    },
+    /// A configured limit was reached.
+    #[error("{0}")]
+    ResourceExhausted(String),
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// A bug or an I/O failure: logged in full, reported as a bare `INTERNAL`.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// The status code of an engine error.
+fn engine_code(err: &cardhouse::Error) -> Code {
+    use cardhouse::Error as E;
+    match err {
+        E::UnknownGame { .. }
+        | E::UnknownOption { .. }
+        | E::InvalidOption { .. }
+        | E::UnknownAction { .. }
+        | E::UnparsableAction { .. }
+        | E::InvalidSeat { .. }
+        | E::InvalidCard { .. }
+        | E::Decode(_)
+        | E::RulesVersion { .. } => Code::InvalidArgument,
+        E::IllegalAction { .. } | E::GameOver | E::WrongNode(_) => Code::FailedPrecondition,
+        // The service sizes every buffer itself and never resamples: these are bugs here.
+        E::BufferSize { .. } | E::ResampleFailed { .. } => Code::Internal,
+        // A variant added to the engine after this mapping was written.
+        _ => Code::Internal,
+    }
+}
+
+impl From<ApiError> for Status {
+    fn from(err: ApiError) -> Status {
+        let code = match &err {
+            ApiError::Engine(e) => engine_code(e),
+            ApiError::InvalidArgument(_) => Code::InvalidArgument,
+            ApiError::MatchNotFound(_) => Code::NotFound,
+            ApiError::Unauthenticated(_) => Code::Unauthenticated,
+            ApiError::PermissionDenied(_) => Code::PermissionDenied,
+            ApiError::NotYourTurn { .. } | ApiError::MatchOver(_) | ApiError::MatchRunning => {
+                Code::FailedPrecondition
+            }
+            ApiError::StaleMove { .. } => Code::Aborted,
+            ApiError::ResourceExhausted(_) => Code::ResourceExhausted,
+            ApiError::ShuttingDown => Code::Unavailable,
+            ApiError::Internal(_) => Code::Internal,
+        };
+        if code == Code::Internal {
+            tracing::error!(error = %err, "internal error");
+            return Status::internal("internal error");
+        }
+        Status::new(code, err.to_string())
+    }
+}
+
+/// Runs engine work, turning a panic into [`ApiError::Internal`] so that no request can take
+/// a worker down (the engine does not panic by contract; this is the belt to its braces).
+pub fn guard<T>(f: impl FnOnce() -> Result<T, ApiError>) -> Result<T, ApiError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(ApiError::Internal("engine panicked".into())))
+}
