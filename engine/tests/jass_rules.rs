@@ -906,6 +906,19 @@ fn edge_05_with_other_trumps_a_trump_must_be_played_but_the_under_may_be_kept() 
 }
 
 #[test]
+fn trump_led_without_any_trump_any_card() {
+    // §7.1: trump led and no trump in the hand -> any card.
+    let s = trick_one(
+        &[],
+        ["9R AR KR OR 10R", "", "UR 8R 7R 6R", ""],
+        "trump roses",
+        "play 9R",
+    );
+    assert!(s.hand(1).of_suit(Suit::ROSES).is_empty());
+    assert_eq!(legal_cards(&s), s.hand(1));
+}
+
+#[test]
 fn edge_06_trumping_allowed_while_holding_led_suit() {
     // §7.1: trumps are always allowed instead of following suit.
     let mut s = trick_one(
