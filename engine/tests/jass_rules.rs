@@ -2110,6 +2110,15 @@ fn e5_team_b_best_wys_still_scores_150() {
 }
 
 #[test]
+fn edge_15_team_with_all_tricks_can_still_lose_the_wys() {
+    // Edge 15: Match for A, but B's 50 is the best declared Wys and scores (§8.4).
+    let s = e5_state(&[], true);
+    assert_eq!(s.tricks_won(), [9, 0]);
+    assert_eq!(s.wys_points(), [0, 50]);
+    assert_eq!(s.revealed_wys(), cards("6S 7S 8S 9S"));
+}
+
+#[test]
 fn edge_15_match_bonus_only_for_all_nine_tricks() {
     // Obenabe: seat 0 leads the Bells 6 into seat 1's Bells A, then takes the other eight
     // tricks: 8 tricks, no Match. B: 6B 0 + AB 11 + 7B 0 + 8B 8 = 19; A: 133 + 5 = 138.
@@ -2534,13 +2543,4 @@ fn bad_option_values_name_the_key_and_the_allowed_values() {
     ] {
         assert_eq!(o[k], v, "{k}");
     }
-}
-
-#[test]
-fn edge_15_team_with_all_tricks_can_still_lose_the_wys() {
-    // Edge 15: Match for A, but B's 50 is the best declared Wys and scores (§8.4).
-    let s = e5_state(&[], true);
-    assert_eq!(s.tricks_won(), [9, 0]);
-    assert_eq!(s.wys_points(), [0, 50]);
-    assert_eq!(s.revealed_wys(), cards("6S 7S 8S 9S"));
 }
