@@ -1,0 +1,86 @@
+"""cardhouse: an exact, fast engine for traditional card games.
+
+The State API (names as in OpenSpiel)::
+
+    import cardhouse
+
+    game = cardhouse.new_game("jass", scope="deal", wys="auto")
+    state = game.new_initial_state()
+    state.resolve_chance(seed=7)          # the deal
+    while not state.is_terminal():
+        state.apply(state.legal_actions()[0])
+    print(state.returns())
+
+Batched stepping in Rust: :class:`VectorEnv`. Wrappers for reinforcement learning (optional
+extras): :mod:`cardhouse.pettingzoo` (an AEC environment) and :mod:`cardhouse.gymnasium`
+(a single-agent environment). Every game the engine registers works with all of them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cardhouse._core import (
+    CHANCE,
+    TERMINAL,
+    BufferSizeError,
+    CardhouseError,
+    DecodeError,
+    Game,
+    IllegalActionError,
+    InvalidCardError,
+    InvalidOptionError,
+    InvalidSeatError,
+    ResampleFailedError,
+    Rng,
+    RulesVersionError,
+    State,
+    UnknownGameError,
+    VectorEnv,
+    __version__,
+    list_games,
+    new_game,
+    option_specs,
+    state_from_bytes,
+    state_from_json,
+)
+
+if TYPE_CHECKING:
+    from cardhouse import gymnasium as gymnasium
+    from cardhouse import pettingzoo as pettingzoo
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "BufferSizeError",
+    "CardhouseError",
+    "DecodeError",
+    "Game",
+    "IllegalActionError",
+    "InvalidCardError",
+    "InvalidOptionError",
+    "InvalidSeatError",
+    "ResampleFailedError",
+    "Rng",
+    "RulesVersionError",
+    "State",
+    "UnknownGameError",
+    "VectorEnv",
+    "__version__",
+    "list_games",
+    "new_game",
+    "option_specs",
+    "state_from_bytes",
+    "state_from_json",
+]
+
+_LAZY_SUBMODULES = ("gymnasium", "pettingzoo")
+
+
+def __getattr__(name: str) -> Any:
+    """Imports the optional wrappers on first use (``cardhouse.pettingzoo.env(...)``)."""
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"cardhouse.{name}")
+    raise AttributeError(f"module 'cardhouse' has no attribute {name!r}")

@@ -1,0 +1,300 @@
+//! `cardhouse.State`: one position of a game, with the State API of the engine.
+
+use cardhouse::{AnyState, Viewer};
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use crate::convert::{RngSource, json_to_py, seat};
+use crate::errors::{Kind, ResultExt, new_err};
+use crate::game::PyGame;
+
+/// A position in a game: who acts, the legal actions, observations and views per seat,
+/// returns, history; ``apply`` moves it on (checked: a bad action raises and leaves the
+/// state unchanged).
+///
+/// Get one from ``Game.new_initial_state()`` (a chance node: resolve the deal with
+/// ``resolve_chance(seed)``), from ``clone()``, or by decoding ``to_bytes()`` / ``to_json()``
+/// output. States pickle (through ``to_bytes``) and copy.
+///
+/// Player ids follow OpenSpiel: ``current_player`` is a seat ``0..num_players``,
+/// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
+#[pyclass(module = "cardhouse", name = "State")]
+#[derive(Clone, Debug)]
+pub struct PyState {
+    pub(crate) state: AnyState,
+    /// Cached from the game: size of the player action space.
+    space: usize,
+    /// Cached from the game: number of seats.
+    players: usize,
+}
+
+impl PyState {
+    pub(crate) fn new(state: AnyState) -> PyState {
+        let game = state.game();
+        PyState {
+            space: game.num_distinct_actions(),
+            players: game.num_players(),
+            state,
+        }
+    }
+}
+
+fn viewer(seat_arg: Option<i64>, omniscient: bool, players: usize) -> PyResult<Viewer> {
+    match (seat_arg, omniscient) {
+        (Some(_), true) => Err(new_err(
+            Kind::InvalidSeat,
+            "give either a seat or omniscient=True, not both".to_owned(),
+        )),
+        (None, true) => Ok(Viewer::Omniscient),
+        (None, false) => Ok(Viewer::Spectator),
+        (Some(s), false) => Ok(Viewer::Seat(seat(s, players)?)),
+    }
+}
+
+#[pymethods]
+impl PyState {
+    /// The game (configuration) of this state.
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame {
+            game: self.state.game(),
+        }
+    }
+
+    /// Who acts now: a seat ``0..num_players``, ``cardhouse.CHANCE`` (-1) at a chance node,
+    /// or ``cardhouse.TERMINAL`` (-4) when the game is over.
+    #[getter]
+    fn current_player(&self) -> i32 {
+        self.state.current_player().to_i32()
+    }
+
+    /// True at a chance node (a deal, cut or starter is pending).
+    fn is_chance_node(&self) -> bool {
+        self.state.is_chance_node()
+    }
+
+    /// True when the game is over.
+    fn is_terminal(&self) -> bool {
+        self.state.is_terminal()
+    }
+
+    /// The chance outcomes at this chance node as ``(outcome id, probability)`` pairs.
+    ///
+    /// Raises:
+    ///     IllegalActionError: this is not a chance node.
+    fn chance_outcomes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let outcomes = self.state.chance_outcomes().py()?;
+        PyList::new(py, outcomes)
+    }
+
+    /// Applies one chance outcome drawn at random.
+    ///
+    /// Args:
+    ///     seed: an int seed (a fresh generator is seeded with it, so the same seed gives the
+    ///         same outcome), a ``cardhouse.Rng`` (its stream continues), a
+    ///         ``numpy.random.Generator`` or a ``random.Random`` (one 64-bit seed is drawn).
+    ///
+    /// Raises:
+    ///     IllegalActionError: this is not a chance node.
+    fn apply_random_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        let source = RngSource::extract(seed)?;
+        let state = &mut self.state;
+        source.run(|r| state.apply_random_chance(r)).py()
+    }
+
+    /// Resolves every pending chance event (the whole deal) until a seat acts or the game
+    /// ends; does nothing at a player node. Accepts the same ``seed`` as
+    /// ``apply_random_chance``. Games may shuffle once instead of drawing card by card, so the
+    /// result need not equal repeated ``apply_random_chance`` calls with the same generator.
+    fn resolve_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
+        let source = RngSource::extract(seed)?;
+        let state = &mut self.state;
+        source.run(|r| state.resolve_chance(r));
+        Ok(())
+    }
+
+    /// The legal actions of the seat to act (or the chance outcomes at a chance node), as an
+    /// ascending list of ids; empty when the game is over.
+    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.state.legal_actions().iter())
+    }
+
+    /// A boolean mask of length ``Game.num_distinct_actions`` (``max_chance_outcomes`` at a
+    /// chance node) with True at the legal actions; a new NumPy array.
+    fn legal_action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        PyArray1::from_vec(py, self.state.legal_action_mask())
+    }
+
+    /// Applies a player action (or a chance outcome at a chance node) after checking it.
+    ///
+    /// Raises:
+    ///     IllegalActionError: the action is illegal now (the message says which rule
+    ///         forbids it), does not exist, or the game is over. The state is unchanged.
+    fn apply(&mut self, action: i64) -> PyResult<()> {
+        let a = crate::convert::action(action, self.space)?;
+        self.state.apply(a).py()
+    }
+
+    /// The text form of ``action`` at this state, e.g. ``"play UR"`` or ``"trump roses"``
+    /// (at a chance node: the outcome as the omniscient viewer sees it).
+    fn action_to_string(&self, action: i64) -> PyResult<String> {
+        let a = crate::convert::action(action, self.space)?;
+        Ok(self.state.action_to_string(a))
+    }
+
+    /// The action id of a text form (the inverse of ``action_to_string``).
+    ///
+    /// Raises:
+    ///     IllegalActionError: the text names no action (the message says what is expected).
+    fn string_to_action(&self, text: &str) -> PyResult<u32> {
+        self.state.string_to_action(text).py()
+    }
+
+    /// What ``seat`` knows, as a new float32 NumPy array of shape
+    /// ``Game.observation_shape``; the layout is documented per game. It never depends on
+    /// cards that ``seat`` may not see.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist.
+    fn observation<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let s = crate::convert::seat(seat, self.players)?;
+        let obs = self.state.observation(s).py()?;
+        Ok(PyArray1::from_vec(py, obs))
+    }
+
+    /// Writes ``observation(seat)`` into ``out``, a caller's C-contiguous float32 array with
+    /// ``observation_len`` elements (any shape, e.g. a row of a batch), without allocating.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist.
+    ///     BufferSizeError: ``out`` has the wrong number of elements or is not contiguous.
+    ///     TypeError: ``out`` is not a float32 NumPy array.
+    fn write_observation(&self, seat: i64, out: &Bound<'_, PyArrayDyn<f32>>) -> PyResult<()> {
+        let s = crate::convert::seat(seat, self.players)?;
+        let mut guard = out
+            .try_readwrite()
+            .map_err(|e| new_err(Kind::BufferSize, format!("cannot write to the array: {e}")))?;
+        let slice = guard.as_slice_mut().map_err(|e| {
+            new_err(
+                Kind::BufferSize,
+                format!("the array must be C-contiguous: {e}"),
+            )
+        })?;
+        self.state.write_observation(s, slice).py()
+    }
+
+    /// The structured record of what a viewer may see, as a dict (the same knowledge as
+    /// ``observation``, for UIs and logs).
+    ///
+    /// Args:
+    ///     seat: the seat whose view to build; None for the spectator (public) view.
+    ///     omniscient: True for the full record with every hand (for referees and records
+    ///         after the game); ``seat`` must then be None.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist, or both a seat and omniscient are given.
+    #[pyo3(signature = (seat = None, *, omniscient = false))]
+    fn view<'py>(
+        &self,
+        py: Python<'py>,
+        seat: Option<i64>,
+        omniscient: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let v = viewer(seat, omniscient, self.players)?;
+        let json = self.state.view(v).py()?;
+        json_to_py(py, &json)
+    }
+
+    /// Per-seat returns (a list of floats), zero-sum between the sides; all 0 until the game
+    /// is over. Each game documents them for ``scope="match"`` and ``scope="deal"``.
+    fn returns(&self) -> Vec<f64> {
+        self.state.returns().to_vec()
+    }
+
+    /// Per-seat reward of the last transition: the returns at a terminal state, 0 elsewhere.
+    fn rewards(&self) -> Vec<f64> {
+        self.state.rewards().to_vec()
+    }
+
+    /// Every action and chance outcome applied since the initial state, in order.
+    /// ``Game.replay(history)`` reproduces this state exactly.
+    fn history(&self) -> Vec<u32> {
+        self.state.history()
+    }
+
+    /// Number of actions and chance outcomes applied so far (``len(history())``). It counts
+    /// private actions too; do not show it to players.
+    fn move_number(&self) -> usize {
+        self.state.move_number()
+    }
+
+    /// A full state consistent with everything ``seat`` knows (its hand, public cards,
+    /// voids, announcements), for determinized search: ``seat``'s observation and view are
+    /// unchanged, the cards it cannot see are redrawn. Runs without the GIL.
+    ///
+    /// Args:
+    ///     seat: the seat whose knowledge is kept.
+    ///     seed: as for ``apply_random_chance``.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist.
+    ///     ResampleFailedError: no consistent state was found.
+    fn resample(&self, py: Python<'_>, seat: i64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let s = crate::convert::seat(seat, self.players)?;
+        let source = RngSource::extract(seed)?;
+        let state = &self.state;
+        let new = source.run_detached(py, |r| state.resample(s, r)).py()?;
+        Ok(PyState::new(new))
+    }
+
+    /// An independent copy.
+    fn clone(&self) -> PyState {
+        Clone::clone(self)
+    }
+
+    fn __copy__(&self) -> PyState {
+        Clone::clone(self)
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyState {
+        Clone::clone(self)
+    }
+
+    /// Compact versioned bytes (game, options, rules version, history); decode with
+    /// ``Game.state_from_bytes`` or ``cardhouse.state_from_bytes``.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.state.to_bytes())
+    }
+
+    /// Versioned JSON (game, options, rules version, history); decode with
+    /// ``Game.state_from_json`` or ``cardhouse.state_from_json``.
+    fn to_json(&self) -> String {
+        self.state.to_json()
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let decode = py.import("cardhouse._core")?.getattr("state_from_bytes")?;
+        (decode, (self.to_bytes(py),)).into_pyobject(py)
+    }
+
+    fn __repr__(&self) -> String {
+        let who = match self.state.current_player() {
+            cardhouse::Player::Seat(s) => format!("seat {s} to act"),
+            cardhouse::Player::Chance => "chance node".to_owned(),
+            cardhouse::Player::Terminal => {
+                format!("terminal, returns {:?}", &*self.state.returns())
+            }
+        };
+        format!(
+            "<cardhouse.State {} move {}: {}>",
+            self.state.game().name(),
+            self.state.move_number(),
+            who
+        )
+    }
+
+    fn __str__(&self) -> String {
+        self.state.to_string()
+    }
+}

@@ -1,0 +1,465 @@
+//! `cardhouse.VectorEnv`: many games stepped per call, entirely in Rust with the GIL released.
+
+use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::convert::{options_from_dict, seed_u64};
+use crate::errors::{Kind, ResultExt, new_err, to_py_with};
+use crate::game::PyGame;
+use crate::state::PyState;
+
+/// SplitMix64 finalizer.
+const fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of environment `index` of a vector seeded with `seed`.
+const fn env_seed(seed: u64, index: u64) -> u64 {
+    mix(mix(seed).wrapping_add(index))
+}
+
+/// The Rust side: states, their generators and cached legal sets.
+#[derive(Debug)]
+struct Core {
+    game: AnyGame,
+    states: Vec<AnyState>,
+    rngs: Vec<SeededRng>,
+    /// Legal actions of each state (cached after every step).
+    legal: Vec<ActionSet>,
+}
+
+/// Mutable views of the output arrays (owned by Python objects of the `VectorEnv`).
+struct Out<'a> {
+    obs: &'a mut [f32],
+    mask: &'a mut [bool],
+    player: &'a mut [i32],
+    rewards: &'a mut [f32],
+    done: &'a mut [bool],
+}
+
+impl Core {
+    fn new(game: AnyGame, num_envs: usize, seed: u64) -> Core {
+        let initial = game.new_initial_state();
+        Core {
+            states: vec![initial; num_envs],
+            rngs: (0..num_envs)
+                .map(|i| SeededRng::new(env_seed(seed, i as u64)))
+                .collect(),
+            legal: vec![ActionSet::EMPTY; num_envs],
+            game,
+        }
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        for (i, rng) in self.rngs.iter_mut().enumerate() {
+            *rng = SeededRng::new(env_seed(seed, i as u64));
+        }
+    }
+
+    /// A new game in env `i`, chance resolved from its generator.
+    fn reset_env(&mut self, i: usize) {
+        let mut state = self.game.new_initial_state();
+        state.resolve_chance(&mut self.rngs[i]);
+        self.states[i] = state;
+    }
+
+    /// Writes observation, mask and player of env `i` and caches its legal set.
+    fn write_env(&mut self, i: usize, out: &mut Out<'_>) {
+        let obs_len = out.obs.len() / self.states.len();
+        let num_actions = out.mask.len() / self.states.len();
+        let state = &self.states[i];
+        let legal = state.legal_actions();
+        self.legal[i] = legal;
+        let obs = &mut out.obs[i * obs_len..(i + 1) * obs_len];
+        let mask = &mut out.mask[i * num_actions..(i + 1) * num_actions];
+        mask.fill(false);
+        let player = state.current_player();
+        match player {
+            Player::Seat(seat) => {
+                for a in legal.iter() {
+                    if let Some(slot) = mask.get_mut(a as usize) {
+                        *slot = true;
+                    }
+                }
+                // Cannot fail: the seat exists and the buffer has the game's length.
+                if state.write_observation(seat, obs).is_err() {
+                    obs.fill(0.0);
+                }
+            }
+            _ => obs.fill(0.0),
+        }
+        out.player[i] = player.to_i32();
+    }
+
+    fn reset(&mut self, out: &mut Out<'_>) {
+        for i in 0..self.states.len() {
+            self.reset_env(i);
+            self.write_env(i, out);
+        }
+        out.rewards.fill(0.0);
+        out.done.fill(false);
+    }
+
+    /// Checks every action before changing anything.
+    fn check(&self, actions: &[i64]) -> Result<(), (usize, cardhouse::Error)> {
+        for (i, (&a, state)) in actions.iter().zip(&self.states).enumerate() {
+            let ok = matches!(state.current_player(), Player::Seat(_))
+                && Action::try_from(a).is_ok_and(|a| self.legal[i].contains(a));
+            if !ok {
+                // Let the engine say why (on a copy, so nothing changes).
+                let mut probe = state.clone();
+                let err = match Action::try_from(a) {
+                    Ok(a) => probe.apply(a).err(),
+                    Err(_) => None,
+                };
+                return Err((
+                    i,
+                    err.unwrap_or(cardhouse::Error::UnknownAction {
+                        action: a,
+                        reason: format!(
+                            "action ids are 0 to {}",
+                            self.game.num_distinct_actions().saturating_sub(1)
+                        ),
+                    }),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        actions: &[i64],
+        out: &mut Out<'_>,
+    ) -> Result<(), (usize, cardhouse::Error)> {
+        self.check(actions)?;
+        let players = out.rewards.len() / self.states.len();
+        for (i, &a) in actions.iter().enumerate() {
+            let state = &mut self.states[i];
+            // Checked above: `a` is legal for the seat to act.
+            state.apply_unchecked(a as Action);
+            if state.is_chance_node() {
+                state.resolve_chance(&mut self.rngs[i]);
+            }
+            let rewards = state.rewards();
+            for (slot, &r) in out.rewards[i * players..(i + 1) * players]
+                .iter_mut()
+                .zip(rewards.iter())
+            {
+                *slot = r as f32;
+            }
+            let done = state.is_terminal();
+            out.done[i] = done;
+            if done {
+                self.reset_env(i);
+            }
+            self.write_env(i, out);
+        }
+        Ok(())
+    }
+}
+
+/// Many games of one kind stepped together, entirely in Rust with the GIL released.
+///
+/// Every call fills NumPy arrays that this object owns (no views of engine memory) and
+/// returns them; the next call overwrites them in place, so copy what you keep
+/// (``obs.copy()``):
+///
+/// * ``observations``: float32 ``(num_envs, *observation_shape)``, the observation of the
+///   seat to act in each env;
+/// * ``legal_action_masks``: bool ``(num_envs, num_distinct_actions)``;
+/// * ``current_players``: int32 ``(num_envs,)``, the seat to act;
+/// * ``rewards``: float32 ``(num_envs, num_players)``, every seat's reward of the step;
+/// * ``dones``: bool ``(num_envs,)``, True where the step ended a game.
+///
+/// **Auto-reset.** When a step ends the game of an env, that env reports the terminal
+/// rewards (its returns) and ``done=True``, and is immediately reset: a new game is created
+/// and dealt, and the observation, mask and current player written for the env are those of
+/// the *new* game. The final observation of the finished game is not reported (step a
+/// ``State`` yourself if you need it).
+///
+/// **Randomness.** Chance events (deals) are resolved inside with one generator per env:
+/// env ``i`` uses ``cardhouse.Rng(VectorEnv.env_seed(seed, i))`` for all its games, one
+/// after another, so ``seed`` reproduces the whole run. ``reset(seed=s)`` reseeds every env
+/// as the constructor does; ``reset()`` continues the streams.
+///
+/// The constructor deals the first games, so ``step`` may be called at once. The first
+/// ``reset()`` without a seed (before any step) returns those deals rather than dealing
+/// again, so ``VectorEnv(name, n, s).reset()`` equals ``reset(seed=s)``.
+///
+/// Args:
+///     name: a registered game name.
+///     num_envs: number of games (at least 1).
+///     seed: an int from 0 to 2**64-1.
+///     **options: game options, as for ``cardhouse.new_game``.
+///
+/// Raises:
+///     UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``.
+#[pyclass(module = "cardhouse", name = "VectorEnv")]
+#[derive(Debug)]
+pub struct PyVectorEnv {
+    core: Core,
+    /// True while the envs hold the constructor's deals, with no step or reset since: a
+    /// `reset()` without a seed then keeps them.
+    fresh: bool,
+    obs: Py<PyArray2<f32>>,
+    mask: Py<PyArray2<bool>>,
+    player: Py<PyArray1<i32>>,
+    rewards: Py<PyArray2<f32>>,
+    done: Py<PyArray1<bool>>,
+}
+
+impl PyVectorEnv {
+    /// Runs `f` on the core and the output arrays without the GIL.
+    fn with_out<T: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Core, &mut Out<'_>) -> T + Send,
+    ) -> PyResult<T> {
+        let busy = |_| {
+            new_err(
+                Kind::BufferSize,
+                "an output array is borrowed elsewhere".to_owned(),
+            )
+        };
+        let mut obs = self.obs.bind(py).try_readwrite().map_err(busy)?;
+        let mut mask = self.mask.bind(py).try_readwrite().map_err(busy)?;
+        let mut player = self.player.bind(py).try_readwrite().map_err(busy)?;
+        let mut rewards = self.rewards.bind(py).try_readwrite().map_err(busy)?;
+        let mut done = self.done.bind(py).try_readwrite().map_err(busy)?;
+        let layout = |_| {
+            new_err(
+                Kind::BufferSize,
+                "an output array lost its layout".to_owned(),
+            )
+        };
+        let mut out = Out {
+            obs: obs.as_slice_mut().map_err(layout)?,
+            mask: mask.as_slice_mut().map_err(layout)?,
+            player: player.as_slice_mut().map_err(layout)?,
+            rewards: rewards.as_slice_mut().map_err(layout)?,
+            done: done.as_slice_mut().map_err(layout)?,
+        };
+        let core = &mut self.core;
+        Ok(py.detach(|| f(core, &mut out)))
+    }
+
+    fn arrays<'py>(&self, py: Python<'py>, with_step: bool) -> PyResult<Bound<'py, PyTuple>> {
+        if with_step {
+            (
+                self.obs.bind(py),
+                self.mask.bind(py),
+                self.player.bind(py),
+                self.rewards.bind(py),
+                self.done.bind(py),
+            )
+                .into_pyobject(py)
+        } else {
+            (self.obs.bind(py), self.mask.bind(py), self.player.bind(py)).into_pyobject(py)
+        }
+    }
+}
+
+#[pymethods]
+impl PyVectorEnv {
+    #[new]
+    #[pyo3(signature = (name, num_envs, seed, **options))]
+    fn new(
+        py: Python<'_>,
+        name: &str,
+        num_envs: usize,
+        seed: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        if num_envs == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "num_envs must be at least 1",
+            ));
+        }
+        let seed = seed_u64(seed)?;
+        let game = cardhouse::new_game(name, &options_from_dict(options)?).py()?;
+        let obs_len = game.observation_len();
+        let num_actions = game.num_distinct_actions();
+        let players = game.num_players();
+        let mut env = PyVectorEnv {
+            core: Core::new(game, num_envs, seed),
+            fresh: true,
+            obs: PyArray2::zeros(py, [num_envs, obs_len], false).unbind(),
+            mask: PyArray2::zeros(py, [num_envs, num_actions], false).unbind(),
+            player: PyArray1::zeros(py, num_envs, false).unbind(),
+            rewards: PyArray2::zeros(py, [num_envs, players], false).unbind(),
+            done: PyArray1::zeros(py, num_envs, false).unbind(),
+        };
+        env.with_out(py, |core, out| core.reset(out))?;
+        Ok(env)
+    }
+
+    /// The seed of env ``index``'s generator in a vector seeded with ``seed``:
+    /// ``cardhouse.Rng(VectorEnv.env_seed(seed, i))`` resolves the chance events of env
+    /// ``i``, game after game.
+    #[staticmethod]
+    fn env_seed(seed: u64, index: u64) -> u64 {
+        env_seed(seed, index)
+    }
+
+    /// Starts a new game in every env (deals resolved) and returns
+    /// ``(observations, legal_action_masks, current_players)``. Rewards and dones are zeroed.
+    ///
+    /// Args:
+    ///     seed: if given, reseeds every env's generator as the constructor does; otherwise
+    ///         the generators continue (except that the first ``reset()`` after
+    ///         construction, before any step, keeps the constructor's deals).
+    #[pyo3(signature = (seed = None))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        if let Some(seed) = seed {
+            let seed = seed_u64(seed)?;
+            self.core.reseed(seed);
+        } else if self.fresh {
+            // Keep the constructor's deals: `VectorEnv(..., seed).reset()` starts the streams.
+            self.fresh = false;
+            return self.arrays(py, false);
+        }
+        self.with_out(py, |core, out| core.reset(out))?;
+        self.fresh = false;
+        self.arrays(py, false)
+    }
+
+    /// Applies one action per env (for the seat to act there), resolves chance events,
+    /// auto-resets finished games, and returns
+    /// ``(observations, legal_action_masks, current_players, rewards, dones)``.
+    ///
+    /// Args:
+    ///     actions: ``num_envs`` action ids (a NumPy integer array or a sequence of ints).
+    ///
+    /// Raises:
+    ///     IllegalActionError: an action is illegal in its env; the message names the env
+    ///         index and the rule. No env is changed.
+    ///     ValueError: ``actions`` has the wrong length.
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let actions: PyReadonlyArray1<'py, i64> = match actions.extract() {
+            Ok(a) => a,
+            Err(_) => {
+                let np = py.import("numpy")?;
+                np.call_method1("ascontiguousarray", (actions, "int64"))?
+                    .extract()?
+            }
+        };
+        let actions = actions.as_slice().map_err(|_| {
+            pyo3::exceptions::PyValueError::new_err("actions must be a 1-d contiguous array")
+        })?;
+        if actions.len() != self.core.states.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "expected {} actions (one per env), got {}",
+                self.core.states.len(),
+                actions.len()
+            )));
+        }
+        let result = self.with_out(py, |core, out| core.step(actions, out))?;
+        self.fresh = false;
+        if let Err((i, err)) = result {
+            return Err(to_py_with(&format!("env {i}: "), err));
+        }
+        self.arrays(py, true)
+    }
+
+    /// A copy of env ``index``'s current state (for inspection; changing it does not change
+    /// the env).
+    ///
+    /// Raises:
+    ///     IndexError: no such env.
+    fn state(&self, index: usize) -> PyResult<PyState> {
+        self.core
+            .states
+            .get(index)
+            .map(|s| PyState::new(s.clone()))
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!(
+                    "env {index} does not exist; there are {}",
+                    self.core.states.len()
+                ))
+            })
+    }
+
+    /// The game being played.
+    #[getter]
+    fn game(&self) -> PyGame {
+        PyGame {
+            game: self.core.game.clone(),
+        }
+    }
+
+    /// Number of envs.
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.core.states.len()
+    }
+
+    /// Number of seats per game.
+    #[getter]
+    fn num_players(&self) -> usize {
+        self.core.game.num_players()
+    }
+
+    /// Size of the action space (columns of ``legal_action_masks``).
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        self.core.game.num_distinct_actions()
+    }
+
+    /// Shape of one env's observation.
+    #[getter]
+    fn observation_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.core.game.observation_shape())
+    }
+
+    /// The observations array (overwritten by every call).
+    #[getter]
+    fn observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.obs.bind(py).clone()
+    }
+
+    /// The legal action masks array (overwritten by every call).
+    #[getter]
+    fn legal_action_masks<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
+        self.mask.bind(py).clone()
+    }
+
+    /// The current players array (overwritten by every call).
+    #[getter]
+    fn current_players<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        self.player.bind(py).clone()
+    }
+
+    /// The rewards array (overwritten by every call).
+    #[getter]
+    fn rewards<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        self.rewards.bind(py).clone()
+    }
+
+    /// The done flags array (overwritten by every call).
+    #[getter]
+    fn dones<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        self.done.bind(py).clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<cardhouse.VectorEnv {} × {}>",
+            self.core.game.name(),
+            self.core.states.len()
+        )
+    }
+}

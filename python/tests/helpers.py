@@ -1,0 +1,71 @@
+"""Shared helpers: game configurations generic over every registered game, and random play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import cardhouse
+
+
+def option_variants(name: str) -> list[dict[str, Any]]:
+    """Option sets to test for a game, built from its specs only (no game knowledge): one
+    deal with defaults, the default match, and one deal per non-default value of every
+    choice and bool option."""
+    variants: list[dict[str, Any]] = [{"scope": "deal"}, {}]
+    for spec in cardhouse.option_specs(name):
+        if spec["name"] == "scope":
+            continue
+        if spec["kind"] == "choice":
+            for choice in spec["choices"]:
+                if choice != spec["default"]:
+                    variants.append({"scope": "deal", spec["name"]: choice})
+        elif spec["kind"] == "bool":
+            variants.append({"scope": "deal", spec["name"]: not spec["default"]})
+    return variants
+
+
+GAME_CONFIGS = [
+    pytest.param(name, options, id=f"{name}-" + "-".join(f"{k}={v}" for k, v in options.items()))
+    for name in cardhouse.list_games()
+    for options in option_variants(name)
+]
+
+DEAL_CONFIGS = [
+    pytest.param(name, {"scope": "deal"}, id=f"{name}-deal") for name in cardhouse.list_games()
+]
+
+
+def play_random(state: cardhouse.State, seed: int, max_steps: int = 1_000_000) -> cardhouse.State:
+    """Plays ``state`` to the end with uniformly random legal actions and seeded chance."""
+    rng = cardhouse.Rng(seed)
+    steps = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_random_chance(rng)
+        else:
+            legal = state.legal_actions()
+            state.apply(legal[rng.below(len(legal))])
+        steps += 1
+        assert steps < max_steps, "game did not end"
+    return state
+
+
+def random_midgame_states(name: str, options: dict[str, Any], seed: int, count: int) -> list[cardhouse.State]:
+    """``count`` player-node states from random playouts (including the first decision)."""
+    game = cardhouse.new_game(name, **options)
+    rng = cardhouse.Rng(seed)
+    out: list[cardhouse.State] = []
+    while len(out) < count:
+        state = game.new_initial_state()
+        state.resolve_chance(rng)
+        while not state.is_terminal() and len(out) < count:
+            if state.is_chance_node():
+                state.resolve_chance(rng)
+                continue
+            if rng.below(4) == 0:
+                out.append(state.clone())
+            legal = state.legal_actions()
+            state.apply(legal[rng.below(len(legal))])
+    return out

@@ -1,0 +1,112 @@
+"""Games: the registry, options, sizes (mirrors engine/src/registry.rs and options.rs)."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+from helpers import GAME_CONFIGS
+
+import cardhouse
+
+
+def test_list_games_has_jass() -> None:
+    games = cardhouse.list_games()
+    assert "jass" in games
+    assert all(isinstance(g, str) for g in games)
+
+
+def test_constants_follow_openspiel() -> None:
+    assert cardhouse.CHANCE == -1
+    assert cardhouse.TERMINAL == -4
+
+
+@pytest.mark.parametrize("name", cardhouse.list_games())
+def test_game_properties(name: str) -> None:
+    game = cardhouse.new_game(name)
+    assert game.name == name
+    assert game.num_players >= 2
+    assert 0 < game.num_distinct_actions <= 256
+    assert game.max_chance_outcomes > 0
+    shape = game.observation_shape
+    assert isinstance(shape, tuple) and all(isinstance(d, int) and d > 0 for d in shape)
+    assert isinstance(game.rules_version, int)
+    options = game.options
+    assert {spec["name"] for spec in cardhouse.option_specs(name)} == set(options)
+    for spec in cardhouse.option_specs(name):
+        assert options[spec["name"]] == spec["default"], spec["name"]
+
+
+def test_jass_sizes() -> None:
+    game = cardhouse.new_game("jass")
+    assert game.num_players == 4
+    assert game.num_distinct_actions == 164
+
+
+@pytest.mark.parametrize("name", cardhouse.list_games())
+def test_option_specs_describe_every_option(name: str) -> None:
+    for spec in cardhouse.option_specs(name):
+        assert spec["kind"] in {"bool", "int", "choice"}
+        assert spec["doc"], spec["name"]
+        assert spec["allowed"]
+        if spec["kind"] == "choice":
+            assert spec["default"] in spec["choices"]
+        if spec["kind"] == "int":
+            assert spec["min"] <= spec["default"] <= spec["max"]
+
+
+def test_every_game_has_scope() -> None:
+    for name in cardhouse.list_games():
+        game = cardhouse.new_game(name, scope="deal")
+        assert game.options["scope"] == "deal"
+
+
+def test_option_value_types() -> None:
+    game = cardhouse.new_game("jass", target_score=1000, schieben_back=True, scope="deal")
+    assert game.options["target_score"] == 1000
+    assert game.options["schieben_back"] is True
+    # Strings are accepted for every kind, as in the engine.
+    same = cardhouse.new_game("jass", target_score="1000", schieben_back="true", scope="deal")
+    assert same == game
+
+
+def test_numpy_ints_are_ints() -> None:
+    np = pytest.importorskip("numpy")
+    game = cardhouse.new_game("jass", target_score=np.int64(700))
+    assert game.options["target_score"] == 700
+
+
+@pytest.mark.parametrize(("name", "options"), GAME_CONFIGS)
+def test_game_round_trips(name: str, options: dict[str, Any]) -> None:
+    game = cardhouse.new_game(name, **options)
+    assert cardhouse.Game(name, game.options) == game
+    assert cardhouse.new_game(name, **game.options) == game
+    assert pickle.loads(pickle.dumps(game)) == game
+    assert game != cardhouse.new_game(name, scope="match" if options.get("scope") == "deal" else "deal")
+
+
+def test_repr_can_be_evaluated() -> None:
+    game = cardhouse.new_game("jass", scope="deal", target_score=1000)
+    text = repr(game)
+    assert text.startswith('cardhouse.new_game("jass"')
+    assert eval(text, {"cardhouse": cardhouse}) == game
+
+
+def test_new_initial_state_is_chance_node() -> None:
+    for name in cardhouse.list_games():
+        state = cardhouse.new_game(name).new_initial_state()
+        assert state.is_chance_node()
+        assert state.current_player == cardhouse.CHANCE
+        assert state.history() == []
+        assert state.game == cardhouse.new_game(name)
+
+
+def test_replay_reproduces_history() -> None:
+    game = cardhouse.new_game("jass", scope="deal")
+    state = game.new_initial_state()
+    state.resolve_chance(3)
+    for _ in range(10):
+        state.apply(state.legal_actions()[-1])
+    again = game.replay(state.history())
+    assert again.to_bytes() == state.to_bytes()
