@@ -56,7 +56,10 @@ pub fn mix(a: u64, b: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn new_game(game: &str, options: &std::collections::HashMap<String, String>) -> Result<cardhouse::AnyGame, ApiError> {
+fn new_game(
+    game: &str,
+    options: &std::collections::HashMap<String, String>,
+) -> Result<cardhouse::AnyGame, ApiError> {
     Ok(cardhouse::new_game(game, &options_from_pb(options))?)
 }
 
@@ -102,7 +105,10 @@ fn scripted(state: &mut AnyState, actions: &[u32]) -> Result<(u32, u32), cardhou
     Ok((steps, chance))
 }
 
-fn batch_step(req: pb::BatchStepRequest, limits: &EngineLimits) -> Result<pb::BatchStepResponse, ApiError> {
+fn batch_step(
+    req: pb::BatchStepRequest,
+    limits: &EngineLimits,
+) -> Result<pb::BatchStepResponse, ApiError> {
     let too_many = |n: usize| {
         ApiError::ResourceExhausted(format!(
             "{n} states in one batch; at most {} are allowed",
@@ -177,7 +183,11 @@ fn batch_step(req: pb::BatchStepRequest, limits: &EngineLimits) -> Result<pb::Ba
 
 fn step_result(state: &AnyState, steps: u32, chance: u32, with_state: bool) -> pb::StepResult {
     pb::StepResult {
-        state: if with_state { state.to_bytes() } else { Vec::new() },
+        state: if with_state {
+            state.to_bytes()
+        } else {
+            Vec::new()
+        },
         current_player: Some(player_to_pb(state.current_player())),
         steps,
         chance_outcomes: chance,

@@ -39,7 +39,9 @@ pub enum ApiError {
     #[error("the match is still running; its record is available after it ends")]
     MatchRunning,
     /// The expected move number does not match (a stale or retried request).
-    #[error("stale move number: expected {expected}, the match is at {actual}; nothing was applied")]
+    #[error(
+        "stale move number: expected {expected}, the match is at {actual}; nothing was applied"
+    )]
     StaleMove {
         /// What the client sent.
         expected: u64,

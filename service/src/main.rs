@@ -18,7 +18,11 @@ use cardhouse_server::{Config, StoreConfig, serve};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "cardhouse", version, about = "The cardhouse card game engine as a gRPC service")]
+#[command(
+    name = "cardhouse",
+    version,
+    about = "The cardhouse card game engine as a gRPC service"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

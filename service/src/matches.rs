@@ -98,7 +98,7 @@ struct Live {
 #[derive(Debug)]
 enum Change {
     Action {
-        before: AnyState,
+        before: Box<AnyState>,
         action: Action,
         after: Live,
     },
@@ -272,7 +272,11 @@ fn random_u64() -> Result<u64, ApiError> {
 
 /// Constant-time string equality (tokens).
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// The bearer token of a request.
@@ -307,7 +311,9 @@ fn role_of(meta: &Meta, token: &str) -> Result<Role, ApiError> {
             return Ok(Role::Seat(seat));
         }
     }
-    Err(ApiError::Unauthenticated("this token is not valid for this match"))
+    Err(ApiError::Unauthenticated(
+        "this token is not valid for this match",
+    ))
 }
 
 /// The view of `live` for `role`.
@@ -431,7 +437,7 @@ fn apply_counted(
     }
     if record && let Some(before) = before {
         out.push(Change::Action {
-            before,
+            before: Box::new(before),
             action,
             after: live.clone(),
         });
@@ -452,7 +458,12 @@ impl Hub {
     }
 
     /// Stores `live` durably, then makes it the match's state and tells watchers.
-    async fn commit(&self, m: &mut Match, live: Live, changes: Vec<Change>) -> Result<(), ApiError> {
+    async fn commit(
+        &self,
+        m: &mut Match,
+        live: Live,
+        changes: Vec<Change>,
+    ) -> Result<(), ApiError> {
         self.store
             .put(&stored(&m.meta, &live))
             .await
@@ -464,7 +475,10 @@ impl Hub {
         Ok(())
     }
 
-    async fn create(&self, req: pb::CreateMatchRequest) -> Result<pb::CreateMatchResponse, ApiError> {
+    async fn create(
+        &self,
+        req: pb::CreateMatchRequest,
+    ) -> Result<pb::CreateMatchResponse, ApiError> {
         if self.len() >= self.limits.max_matches {
             return Err(ApiError::ResourceExhausted(format!(
                 "the server holds its limit of {} matches",
@@ -607,7 +621,11 @@ impl Hub {
         let action = match &req.action {
             Some(pb::act_request::Action::ActionId(id)) => *id,
             Some(pb::act_request::Action::ActionText(text)) => state.string_to_action(text)?,
-            None => return Err(ApiError::InvalidArgument("set `action_id` or `action_text`".into())),
+            None => {
+                return Err(ApiError::InvalidArgument(
+                    "set `action_id` or `action_text`".into(),
+                ));
+            }
         };
         let record = m.changes.receiver_count() > 0;
         let meta = Arc::clone(&m.meta);
@@ -643,7 +661,9 @@ impl Hub {
             // Abort: owner only.
             (None, Role::Owner) => (pb::MatchStatus::Aborted, None),
             (None, _) => {
-                return Err(ApiError::PermissionDenied("only the owner token can abort a match"));
+                return Err(ApiError::PermissionDenied(
+                    "only the owner token can abort a match",
+                ));
             }
             (Some(seat), Role::Seat(own)) => {
                 if seat.is_some_and(|s| s as usize != own) {
@@ -655,7 +675,9 @@ impl Hub {
             }
             (Some(seat), Role::Owner) => {
                 let seat = seat.ok_or_else(|| {
-                    ApiError::InvalidArgument("with the owner token, name the `seat` to resign".into())
+                    ApiError::InvalidArgument(
+                        "with the owner token, name the `seat` to resign".into(),
+                    )
                 })?;
                 if seat as usize >= n {
                     return Err(cardhouse::Error::InvalidSeat {
@@ -667,7 +689,9 @@ impl Hub {
                 (pb::MatchStatus::Resigned, Some(seat))
             }
             (Some(_), Role::Spectator) => {
-                return Err(ApiError::PermissionDenied("a spectator token cannot resign a seat"));
+                return Err(ApiError::PermissionDenied(
+                    "a spectator token cannot resign a seat",
+                ));
             }
         };
         if m.live.status != pb::MatchStatus::Active {
@@ -676,7 +700,9 @@ impl Hub {
         let mut live = m.live.clone();
         live.status = status;
         live.resigned_seat = resigned;
-        let changes = vec![Change::Ended { after: live.clone() }];
+        let changes = vec![Change::Ended {
+            after: live.clone(),
+        }];
         self.commit(&mut m, live, changes).await?;
         tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
         guard(|| match_view(&m.meta, &m.live, role))
@@ -830,9 +856,11 @@ fn redact(
         } => {
             let actor = before.current_player();
             let text = match (role, actor) {
-                (Role::Seat(s), Player::Seat(a)) if s == a => {
-                    Some(before.action_to_string_for(Viewer::Seat(s), *action).unwrap_or_else(|| before.action_to_string(*action)))
-                }
+                (Role::Seat(s), Player::Seat(a)) if s == a => Some(
+                    before
+                        .action_to_string_for(Viewer::Seat(s), *action)
+                        .unwrap_or_else(|| before.action_to_string(*action)),
+                ),
                 _ => before.action_to_string_for(role.viewer(), *action),
             };
             let Some(text) = text else {
@@ -874,7 +902,10 @@ impl Matches for MatchesService {
     }
 
     async fn get_view(&self, req: Request<pb::GetViewRequest>) -> Reply<pb::GetViewResponse> {
-        let view = self.hub.get_view(req.metadata(), &req.get_ref().match_id).await?;
+        let view = self
+            .hub
+            .get_view(req.metadata(), &req.get_ref().match_id)
+            .await?;
         Ok(Response::new(pb::GetViewResponse { view: Some(view) }))
     }
 
@@ -887,24 +918,38 @@ impl Matches for MatchesService {
     type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;
 
     async fn watch(&self, req: Request<pb::WatchRequest>) -> Reply<Self::WatchStream> {
-        let rx = self.hub.watch(req.metadata(), &req.get_ref().match_id).await?;
+        let rx = self
+            .hub
+            .watch(req.metadata(), &req.get_ref().match_id)
+            .await?;
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
     async fn get_record(&self, req: Request<pb::GetRecordRequest>) -> Reply<pb::GetRecordResponse> {
         Ok(Response::new(
-            self.hub.record(req.metadata(), &req.get_ref().match_id).await?,
+            self.hub
+                .record(req.metadata(), &req.get_ref().match_id)
+                .await?,
         ))
     }
 
     async fn resign(&self, req: Request<pb::ResignRequest>) -> Reply<pb::ResignResponse> {
         let seat = req.get_ref().seat;
-        let view = self.hub.end(req.metadata(), &req.get_ref().match_id, Some(seat)).await?;
+        let view = self
+            .hub
+            .end(req.metadata(), &req.get_ref().match_id, Some(seat))
+            .await?;
         Ok(Response::new(pb::ResignResponse { view: Some(view) }))
     }
 
-    async fn abort_match(&self, req: Request<pb::AbortMatchRequest>) -> Reply<pb::AbortMatchResponse> {
-        let view = self.hub.end(req.metadata(), &req.get_ref().match_id, None).await?;
+    async fn abort_match(
+        &self,
+        req: Request<pb::AbortMatchRequest>,
+    ) -> Reply<pb::AbortMatchResponse> {
+        let view = self
+            .hub
+            .end(req.metadata(), &req.get_ref().match_id, None)
+            .await?;
         Ok(Response::new(pb::AbortMatchResponse { view: Some(view) }))
     }
 }

@@ -125,8 +125,12 @@ pub async fn serve(
             shutdown.await;
             let _ = signalled_tx.send(());
             tracing::info!("shutting down: health NOT_SERVING, closing Watch streams");
-            health.set_not_serving::<EngineServer<EngineService>>().await;
-            health.set_not_serving::<MatchesServer<MatchesService>>().await;
+            health
+                .set_not_serving::<EngineServer<EngineService>>()
+                .await;
+            health
+                .set_not_serving::<MatchesServer<MatchesService>>()
+                .await;
             health
                 .set_service_status("", tonic_health::ServingStatus::NotServing)
                 .await;
@@ -136,7 +140,9 @@ pub async fn serve(
     tracing::info!(addr = ?addr, "serving cardhouse.v1");
     let server = Server::builder()
         .max_concurrent_streams(config.max_concurrent_streams)
-        .layer(tower::util::MapResponseLayer::new(oversize_is_resource_exhausted))
+        .layer(tower::util::MapResponseLayer::new(
+            oversize_is_resource_exhausted,
+        ))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -37,7 +37,10 @@ async fn list_games_names_every_registered_game_with_options_and_shapes() {
         let info = g.info.as_ref().unwrap();
         let local = cardhouse::new_game(&info.name, &Default::default()).unwrap();
         assert_eq!(info.num_players as usize, local.num_players());
-        assert_eq!(info.num_distinct_actions as usize, local.num_distinct_actions());
+        assert_eq!(
+            info.num_distinct_actions as usize,
+            local.num_distinct_actions()
+        );
         let shape: Vec<usize> = info.observation_shape.iter().map(|&d| d as usize).collect();
         assert_eq!(shape, local.observation_shape());
         assert_eq!(g.option_specs.len(), local.option_specs().len());
@@ -85,7 +88,7 @@ async fn whole_game_of_every_registered_game_equals_the_engine() {
                     .unwrap();
             } else {
                 let seat = seat_of(remote.current_player.as_ref().unwrap()).unwrap();
-                if local.move_number() % 17 == 0 {
+                if local.move_number().is_multiple_of(17) {
                     let obs = engine
                         .observe(pb::ObserveRequest {
                             state: remote.state.clone(),
@@ -153,7 +156,9 @@ async fn apply_chance_by_seed_equals_the_engine_generator() {
     let by_text = engine
         .apply_action(pb::ApplyActionRequest {
             state: dealt.state.clone(),
-            action: Some(pb::apply_action_request::Action::ActionText(first.text.clone())),
+            action: Some(pb::apply_action_request::Action::ActionText(
+                first.text.clone(),
+            )),
         })
         .await
         .unwrap()
