@@ -12,3 +12,44 @@ if cargo tree -p cardhouse -e normal --prefix none | grep -E '^(tokio|tonic|pros
   echo "engine depends on a forbidden crate" >&2; exit 1
 fi
 cargo test --workspace --locked
+
+# ---------------------------------------------------------------------------------------------
+# Python section (python/): build the `cardhouse` package into the virtual environment .venv,
+# check the stubs against the built extension, run pytest (including the golden playthroughs).
+# Needs CPython >= 3.9 with the venv module; everything else comes from PyPI.
+# ---------------------------------------------------------------------------------------------
+echo "== Python: build into .venv, stubtest, pytest =="
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv || {
+    echo "cannot create .venv with $PYTHON -m venv (on Debian: apt-get install python3-venv)" >&2
+    exit 1
+  }
+fi
+VPY=.venv/bin/python
+export PATH="$PWD/.venv/bin:$PATH" # as `source .venv/bin/activate`: the build backend runs `maturin`
+"$VPY" -m pip install --quiet --upgrade "pip>=24"
+"$VPY" -m pip install --quiet \
+  "maturin>=1.9.4,<2" "numpy>=1.26,<3" "pytest>=8,<9" \
+  "pettingzoo>=1.25,<2" "gymnasium>=1.1,<2" "mypy>=1.15,<2"
+# The same install as the README's `pip install ./python` (maturin is the PEP 517 backend),
+# without build isolation so that the pinned maturin above is used and no download is needed.
+"$VPY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps ./python
+"$VPY" -m mypy.stubtest cardhouse
+"$VPY" -m pytest python/tests -q -p no:cacheprovider
+
+# ---------------------------------------------------------------------------------------------
+# gRPC client section (tests/grpc): a Python grpcio client drives a whole match on the real
+# `cardhouse` binary (started on 127.0.0.1:0), proving the protos work from another language.
+# Stubs are generated at test time by grpcio-tools (no system protoc, nothing committed).
+# ---------------------------------------------------------------------------------------------
+echo "== gRPC: Python grpcio client against the cardhouse binary =="
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet "grpcio>=1.60,<2" "grpcio-tools>=1.60,<2" "pytest>=8,<9"
+cargo build -p cardhouse-server --bin cardhouse --locked
+TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --locked \
+  | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+CARDHOUSE_BIN="$TARGET_DIR/debug/cardhouse" .venv/bin/python -m pytest tests/grpc -q -p no:cacheprovider
