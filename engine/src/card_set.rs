@@ -141,28 +141,30 @@ impl CardSet {
 
 /// Index of the `n`-th set bit of `bits` (0-based), counting from the lowest.
 #[must_use]
+#[inline]
 pub(crate) fn select_bit(bits: u64, n: usize) -> Option<u32> {
     if n >= bits.count_ones() as usize {
         return None;
     }
-    // Narrow down by 16-bit lanes, then walk the remaining bits.
-    let mut n = n as u32;
-    let mut base = 0;
-    let mut b = bits;
-    loop {
-        let lane = (b & 0xFFFF) as u16;
-        let c = lane.count_ones();
-        if n < c {
-            let mut l = lane;
-            for _ in 0..n {
-                l &= l - 1;
-            }
-            return Some(base + l.trailing_zeros());
-        }
-        n -= c;
-        b >>= 16;
-        base += 16;
+    Some(select_in_word(bits, n as u32))
+}
+
+/// Index of the `n`-th set bit of `w` (`n < w.count_ones()`), without data-dependent
+/// branches: a binary search over halves whose steps compile to conditional moves. Random
+/// play picks `n` at random, so a loop or branches here would mispredict on every call.
+#[must_use]
+#[inline]
+pub(crate) fn select_in_word(mut w: u64, mut n: u32) -> u32 {
+    let mut pos = 0;
+    for width in [32u32, 16, 8, 4, 2, 1] {
+        let low = (w & ((1u64 << width) - 1)).count_ones();
+        let skip = u32::from(n >= low);
+        n -= skip * low;
+        let shift = skip * width;
+        w >>= shift;
+        pos += shift;
     }
+    pos
 }
 
 /// Ascending iterator over a [`CardSet`].
@@ -343,6 +345,22 @@ mod tests {
         let cards: Vec<String> = set("AS 2C KD 10C").iter().map(|c| c.french()).collect();
         assert_eq!(cards, ["2C", "10C", "KD", "AS"]);
         assert_eq!(set("AS 2C KD").to_string(), "2C KD AS");
+    }
+
+    #[test]
+    fn select_in_word_matches_a_plain_scan() {
+        for w in [
+            1u64,
+            0b1011,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+            0x1FF0_1FF0_0000_1234,
+        ] {
+            let bits: Vec<u32> = (0..64).filter(|b| w >> b & 1 == 1).collect();
+            for (n, &b) in bits.iter().enumerate() {
+                assert_eq!(select_in_word(w, n as u32), b);
+            }
+        }
     }
 
     #[test]

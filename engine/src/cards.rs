@@ -266,16 +266,34 @@ impl Card {
     /// The card's suit.
     #[must_use]
     pub const fn suit(self) -> Suit {
-        match Suit::from_index(self.0 >> 4) {
-            Some(s) => s,
-            None => Suit::Clubs, // unreachable: constructors keep the suit in range
+        // Constructors keep the suit in 0..4; the mask makes this a plain shift.
+        match self.0 >> 4 & 3 {
+            0 => Suit::Clubs,
+            1 => Suit::Diamonds,
+            2 => Suit::Hearts,
+            _ => Suit::Spades,
         }
     }
 
     /// The card's rank.
     #[must_use]
     pub const fn rank(self) -> Rank {
-        Rank::ALL[(self.0 & 15) as usize]
+        // Constructors keep the rank in 0..13.
+        match self.0 & 15 {
+            0 => Rank::Two,
+            1 => Rank::Three,
+            2 => Rank::Four,
+            3 => Rank::Five,
+            4 => Rank::Six,
+            5 => Rank::Seven,
+            6 => Rank::Eight,
+            7 => Rank::Nine,
+            8 => Rank::Ten,
+            9 => Rank::Jack,
+            10 => Rank::Queen,
+            11 => Rank::King,
+            _ => Rank::Ace,
+        }
     }
 
     /// French ASCII notation, e.g. `10H`, `JD`.

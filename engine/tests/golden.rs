@@ -110,6 +110,7 @@ fn to_reviewable_json(v: &Value) -> String {
 }
 
 #[test]
+#[allow(clippy::disallowed_methods)] // tests may write files: this regenerates the golden files
 fn golden_playthroughs_replay_exactly() {
     let regenerate = std::env::var_os("CARDHOUSE_REGENERATE_GOLDEN").is_some();
     for (name, game, opts, seed) in specs() {

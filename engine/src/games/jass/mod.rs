@@ -73,12 +73,21 @@ pub const fn card_action(card: Card) -> Action {
 /// The card of a card-play action id (`0..36`).
 #[must_use]
 pub fn action_card(action: Action) -> Option<Card> {
-    if action < 36 {
-        Card::from_u8(((action / 9) << 4 | (action % 9 + 4)) as u8)
-    } else {
-        None
-    }
+    CARD_OF_ACTION
+        .get(action as usize)
+        .and_then(|&b| Card::from_u8(b))
 }
+
+/// Card byte of each card action id.
+const CARD_OF_ACTION: [u8; 36] = {
+    let mut t = [0u8; 36];
+    let mut i = 0;
+    while i < 36 {
+        t[i] = (i / 9 * 16 + i % 9 + 4) as u8;
+        i += 1;
+    }
+    t
+};
 
 /// The mode of a deal (§6).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -487,6 +496,10 @@ pub struct JassState {
     winners: [u8; 9],
     trick_no: u8,
     trick_len: u8,
+    /// Current trick: suit led, position and strength of the winning card so far.
+    led: Suit,
+    win_pos: u8,
+    win_str: u8,
     played: CardSet,
     played_by: [CardSet; 4],
     /// Card points taken per team.
@@ -536,6 +549,9 @@ impl JassState {
             winners: [0; 9],
             trick_no: 0,
             trick_len: 0,
+            led: Suit::Clubs,
+            win_pos: 0,
+            win_str: 0,
             played: CardSet::EMPTY,
             played_by: [CardSet::EMPTY; 4],
             card_points: [0; 2],
@@ -690,6 +706,31 @@ impl JassState {
         }
     }
 
+    /// The whole deal at once: a Fisher–Yates shuffle of the pack, the same outcomes as
+    /// dealing the shuffled cards one by one.
+    fn deal_all<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let mut ids: [u8; 36] = std::array::from_fn(|i| i as u8);
+        for i in (1..36).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            ids.swap(i, j);
+        }
+        // Packets of three cards, from the forehand.
+        let first = usize::from(self.dealer + 1);
+        let mut hands = [0u64; 4];
+        for (p, packet) in ids.chunks_exact(3).enumerate() {
+            let bits = packet.iter().fold(0u64, |acc, &id| {
+                acc | 1u64 << CARD_OF_ACTION[usize::from(id)]
+            });
+            hands[(first + p) & 3] |= bits;
+        }
+        self.hands = hands.map(CardSet::from_bits);
+        self.dealt_hands = self.hands;
+        self.log[..36].copy_from_slice(&ids);
+        self.log_len = 36;
+        self.dealt = 36;
+        self.finish_deal_out();
+    }
+
     fn finish_deal_out(&mut self) {
         if self.deal_no == 0 && self.game.roses_seven_forehand {
             let seven = Card::new(Rank::Seven, Suit::ROSES);
@@ -744,6 +785,7 @@ impl JassState {
         }
     }
 
+    #[inline(never)]
     fn commit_wys(&mut self, seat: usize) {
         let Some(mode) = self.mode else { return };
         if self.game.auto_wys {
@@ -771,6 +813,9 @@ impl JassState {
         self.credit(team, pts);
     }
 
+    /// Lays a card. The common path (not the end of a trick, no Wys commit, no Stöck) is kept
+    /// small; the rare paths are out of line.
+    #[inline]
     fn play_card(&mut self, card: Card) {
         let seat = usize::from(self.to_act);
         let Some(mode) = self.mode else { return };
@@ -780,43 +825,68 @@ impl JassState {
         self.hands[seat].remove(card);
         self.played.insert(card);
         self.played_by[seat].insert(card);
-        let t = self.trick_no as usize;
-        self.tricks[t][self.trick_len as usize] = card;
-        self.trick_len += 1;
-        // Stöck: the second of K+O of an open suit.
-        let suit_bit = 1u8 << card.suit() as u8;
-        if self.stoeck_open[seat] & suit_bit != 0 && matches!(card.rank(), Rank::King | Rank::Queen)
-        {
-            let other = Card::new(
-                if card.rank() == Rank::King {
-                    Rank::Queen
-                } else {
-                    Rank::King
-                },
-                card.suit(),
-            );
-            if !self.hands[seat].contains(other) {
-                self.stoeck_open[seat] &= !suit_bit;
-                self.stoeck_scored[seat] += 1;
-                self.credit(seat & 1, 20);
+        let pos = self.trick_len;
+        self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
+        if pos == 0 {
+            self.led = card.suit();
+            self.win_pos = 0;
+            self.win_str = play::strength(mode, self.led, card);
+        } else {
+            let strength = play::strength(mode, self.led, card);
+            if strength > self.win_str {
+                self.win_pos = pos;
+                self.win_str = strength;
             }
         }
-        if self.trick_len < 4 {
-            self.to_act = (self.to_act + 1) % 4;
+        if self.stoeck_open[seat] != 0 {
+            self.check_stoeck(seat, card);
+        }
+        self.trick_len = pos + 1;
+        if pos < 3 {
+            self.to_act = (self.to_act + 1) & 3;
+        } else {
+            self.complete_trick(mode);
+        }
+    }
+
+    /// Stöck: the second of K+O of an open suit scores 20 (§9).
+    #[inline(never)]
+    fn check_stoeck(&mut self, seat: usize, card: Card) {
+        let suit_bit = 1u8 << card.suit() as u8;
+        if self.stoeck_open[seat] & suit_bit == 0
+            || !matches!(card.rank(), Rank::King | Rank::Queen)
+        {
             return;
         }
-        // Trick complete.
-        let win_pos = play::trick_winner(mode, &self.tricks[t]);
-        let winner = (usize::from(self.leaders[t]) + win_pos) % 4;
+        let other = Card::new(
+            if card.rank() == Rank::King {
+                Rank::Queen
+            } else {
+                Rank::King
+            },
+            card.suit(),
+        );
+        if !self.hands[seat].contains(other) {
+            self.stoeck_open[seat] &= !suit_bit;
+            self.stoeck_scored[seat] += 1;
+            self.credit(seat & 1, 20);
+        }
+    }
+
+    #[inline(never)]
+    fn complete_trick(&mut self, mode: Mode) {
+        let t = usize::from(self.trick_no);
+        debug_assert_eq!(
+            usize::from(self.win_pos),
+            play::trick_winner(mode, &self.tricks[t])
+        );
+        let winner = (usize::from(self.leaders[t]) + usize::from(self.win_pos)) & 3;
         self.winners[t] = winner as u8;
         let team = winner & 1;
         if t == 0 {
             self.resolve_wys();
         }
-        let pts: u32 = self.tricks[t]
-            .iter()
-            .map(|&c| play::card_points(&self.game, mode, c))
-            .sum();
+        let pts = play::trick_points(&self.game, mode, &self.tricks[t]);
         self.card_points[team] += pts;
         self.tricks_won[team] += 1;
         self.credit(team, pts);
@@ -885,21 +955,78 @@ impl JassState {
 
     fn wys_candidates(&self, seat: usize, out: &mut ActionSet) {
         let Some(_) = self.mode else { return };
+        // Quick exit: no three consecutive cards in a suit and no four of a kind.
+        let b = self.hands[seat].bits();
+        if b & b >> 1 & b >> 2 == 0 && b & b >> 16 & b >> 32 & b >> 48 == 0 {
+            return;
+        }
         wys::for_each_candidate(&self.game, self.hands[seat], &self.declared[seat], |item| {
             out.insert(WYS_BASE + Action::from(item.id()));
         });
     }
 
+    /// Legal cards of the seat to act (§7.1, §7.2), from the incrementally kept trick state.
+    /// Debug builds check it against the reference [`play::legal_cards`].
     fn legal_cards(&self) -> CardSet {
-        match self.mode {
-            Some(mode) => play::legal_cards(
-                &self.game,
-                mode,
-                self.hands[usize::from(self.to_act)],
-                self.trick(),
-            ),
-            None => CardSet::EMPTY,
-        }
+        let hand = self.hands[usize::from(self.to_act)];
+        let Some(mode) = self.mode else {
+            return CardSet::EMPTY;
+        };
+        let legal = if self.trick_len == 0 {
+            hand
+        } else {
+            let led = self.led;
+            let follow = hand.of_suit(led);
+            match mode {
+                Mode::Trump(t) => {
+                    let trumps = hand.of_suit(t);
+                    if led == t {
+                        let under = CardSet::single(Card::new(Rank::UNDER, t));
+                        if (trumps - under).is_empty() {
+                            hand
+                        } else {
+                            trumps
+                        }
+                    } else {
+                        // A trump in the trick is always the winning card so far.
+                        let allowed = if self.win_str >= 32 {
+                            let best =
+                                self.tricks[usize::from(self.trick_no)][usize::from(self.win_pos)];
+                            let higher = CardSet::from_bits(
+                                u64::from(play::HIGHER_TRUMPS[best.rank() as usize])
+                                    << (t as u64 * 16),
+                            ) & trumps;
+                            match self.game.undertrump_rule {
+                                UndertrumpRule::AllowedIfCannotOvertrump if higher.is_empty() => {
+                                    trumps
+                                }
+                                _ => higher,
+                            }
+                        } else {
+                            trumps
+                        };
+                        if !follow.is_empty() {
+                            follow | allowed
+                        } else {
+                            let l = (hand - trumps) | allowed;
+                            if l.is_empty() { trumps } else { l }
+                        }
+                    }
+                }
+                _ => {
+                    if follow.is_empty() {
+                        hand
+                    } else {
+                        follow
+                    }
+                }
+            }
+        };
+        debug_assert_eq!(
+            legal,
+            play::legal_cards(&self.game, mode, hand, self.trick())
+        );
+        legal
     }
 
     /// Why `action` is not legal now (assumes it is not).
@@ -1032,7 +1159,12 @@ impl State for JassState {
         if self.phase != Phase::Deal {
             return;
         }
-        // Shuffle the undealt cards (Fisher–Yates) and deal them in order.
+        if self.dealt == 0 {
+            self.deal_all(rng);
+            return;
+        }
+        // Shuffle the undealt cards (Fisher–Yates) and deal them in order (`deal_all` is the
+        // same for a fresh deal, without the per-card bookkeeping).
         let undealt = play::PACK
             - self.dealt_hands[0]
             - self.dealt_hands[1]
@@ -1176,11 +1308,13 @@ impl State for JassState {
     }
 }
 
+/// Adds the card actions of `cards`: the four 9-bit lanes (ranks 6..A) packed into one word.
+#[inline]
 fn insert_cards(set: &mut ActionSet, cards: CardSet) {
-    let b = cards.bits();
-    for lane in 0..4u32 {
-        set.insert_bits(lane * 9, (b >> (lane * 16 + 4)) & 0x1FF);
-    }
+    let b = cards.bits() >> 4;
+    let packed =
+        (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27);
+    set.insert_bits(0, packed);
 }
 
 impl fmt::Display for JassState {

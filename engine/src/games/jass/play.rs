@@ -7,7 +7,7 @@ use crate::{Card, CardSet, Rank, Suit};
 pub(crate) const PACK: CardSet = crate::Pack::Swiss36.cards();
 
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
-const TRUMP_STRENGTH: [u8; 16] = {
+pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
     let mut t = [0u8; 16];
     t[Rank::Jack as usize] = 8;
     t[Rank::Nine as usize] = 7;
@@ -22,7 +22,7 @@ const TRUMP_STRENGTH: [u8; 16] = {
 };
 
 /// For each trump rank, the lane bits of the trump ranks that beat it.
-const HIGHER_TRUMPS: [u16; 16] = {
+pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
     let mut t = [0u16; 16];
     let mut r = 4;
     while r < 13 {
@@ -58,6 +58,29 @@ pub(crate) fn card_points(game: &JassGame, mode: Mode, card: Card) -> u32 {
         Mode::Undenufe if game.undenufe_six_is_eleven => SIX_ELEVEN_POINTS[r],
         Mode::Undenufe => SLALOM_POINTS[r],
     })
+}
+
+/// Card points of the four cards of a trick.
+#[must_use]
+#[inline]
+pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u32 {
+    let (plain, trump) = match mode {
+        Mode::Trump(t) => (&PLAIN_POINTS, Some(t)),
+        Mode::Obenabe => (&SLALOM_POINTS, None),
+        Mode::Undenufe if game.undenufe_six_is_eleven => (&SIX_ELEVEN_POINTS, None),
+        Mode::Undenufe => (&SLALOM_POINTS, None),
+    };
+    trick
+        .iter()
+        .map(|&c| {
+            let r = c.rank() as usize;
+            u32::from(if Some(c.suit()) == trump {
+                TRUMP_POINTS[r]
+            } else {
+                plain[r]
+            })
+        })
+        .sum()
 }
 
 /// Strength of `card` in a trick led with suit `led` (higher wins; 0 cannot win).

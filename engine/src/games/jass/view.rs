@@ -74,6 +74,8 @@ pub struct TrickView {
     pub cards: Vec<PlayView>,
     /// Who won it.
     pub winner: usize,
+    /// Card points in it.
+    pub points: u32,
 }
 
 /// One card laid.
@@ -139,6 +141,12 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
                 .map(|k| play_view((usize::from(s.leaders[i]) + k) % 4, s.tricks[i][k]))
                 .collect(),
             winner: usize::from(s.winners[i]),
+            points: s.mode.map_or(0, |m| {
+                s.tricks[i]
+                    .iter()
+                    .map(|&c| super::play::card_points(&s.game, m, c))
+                    .sum()
+            }),
         })
         .collect();
     let trick = if s.phase == Phase::Play {
