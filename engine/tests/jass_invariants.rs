@@ -277,8 +277,8 @@ fn resample_keeps_the_seats_knowledge_and_shown_voids() {
                 );
                 assert_eq!(r.hand(seat), s.hand(seat));
                 let voids = shown_voids(s);
-                for p in 0..4 {
-                    for &suit in &voids[p] {
+                for (p, suits) in voids.iter().enumerate() {
+                    for &suit in suits {
                         assert!(
                             r.hand(p).of_suit(suit).is_empty(),
                             "seat {p} showed a void in {suit:?}"
