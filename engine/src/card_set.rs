@@ -150,22 +150,45 @@ pub(crate) fn select_bit(bits: u64, n: usize) -> Option<u32> {
 }
 
 /// Index of the `n`-th set bit of `w` (`n < w.count_ones()`), without data-dependent
-/// branches: a binary search over halves whose steps compile to conditional moves. Random
-/// play picks `n` at random, so a loop or branches here would mispredict on every call.
+/// branches (random play picks `n` at random, so a loop or a branchy search would mispredict
+/// on every call): S. Vigna's broadword select — byte prefix counts by multiplication, the
+/// byte found by comparing all eight at once, the bit inside it from a table.
 #[must_use]
 #[inline]
-pub(crate) fn select_in_word(mut w: u64, mut n: u32) -> u32 {
-    let mut pos = 0;
-    for width in [32u32, 16, 8, 4, 2, 1] {
-        let low = (w & ((1u64 << width) - 1)).count_ones();
-        let skip = u32::from(n >= low);
-        n -= skip * low;
-        let shift = skip * width;
-        w >>= shift;
-        pos += shift;
-    }
-    pos
+pub(crate) fn select_in_word(w: u64, n: u32) -> u32 {
+    const L8: u64 = 0x0101_0101_0101_0101;
+    const H8: u64 = 0x8080_8080_8080_8080;
+    let mut s = w - ((w & 0xAAAA_AAAA_AAAA_AAAA) >> 1);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte i of `prefix` = number of set bits in bytes 0..=i.
+    let prefix = s.wrapping_mul(L8);
+    // Bytes whose prefix count is <= n: the wanted bit lies after all of them.
+    let le = (((u64::from(n) * L8) | H8) - prefix) & H8;
+    let place = (le >> 7).wrapping_mul(L8) >> 53 & !7;
+    let before = ((prefix << 8) >> place & 0xFF) as u32;
+    let byte = (w >> place & 0xFF) as usize;
+    place as u32 + u32::from(SELECT_IN_BYTE[(n - before) as usize * 256 + byte])
 }
+
+/// `SELECT_IN_BYTE[k * 256 + b]`: position of the `k`-th set bit of byte `b` (8 if none).
+static SELECT_IN_BYTE: [u8; 2048] = {
+    let mut t = [8u8; 2048];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[k * 256 + b] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// Ascending iterator over a [`CardSet`].
 #[derive(Clone, Debug)]

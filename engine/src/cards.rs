@@ -296,6 +296,20 @@ impl Card {
         }
     }
 
+    /// The rank's bit position 0..13 (`rank() as usize`, without building the enum).
+    #[must_use]
+    #[inline]
+    pub const fn rank_index(self) -> usize {
+        (self.0 & 15) as usize
+    }
+
+    /// The suit's lane 0..4 (`suit() as usize`, without building the enum).
+    #[must_use]
+    #[inline]
+    pub const fn suit_index(self) -> usize {
+        (self.0 >> 4) as usize
+    }
+
     /// French ASCII notation, e.g. `10H`, `JD`.
     #[must_use]
     pub fn french(self) -> String {

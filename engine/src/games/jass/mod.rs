@@ -993,7 +993,7 @@ impl JassState {
                             let best =
                                 self.tricks[usize::from(self.trick_no)][usize::from(self.win_pos)];
                             let higher = CardSet::from_bits(
-                                u64::from(play::HIGHER_TRUMPS[best.rank() as usize])
+                                u64::from(play::HIGHER_TRUMPS[best.rank_index()])
                                     << (t as u64 * 16),
                             ) & trumps;
                             match self.game.undertrump_rule {

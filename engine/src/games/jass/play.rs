@@ -65,7 +65,7 @@ pub(crate) fn card_points(game: &JassGame, mode: Mode, card: Card) -> u32 {
 #[inline]
 pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u32 {
     let (plain, trump) = match mode {
-        Mode::Trump(t) => (&PLAIN_POINTS, Some(t)),
+        Mode::Trump(t) => (&PLAIN_POINTS, Some(t as usize)),
         Mode::Obenabe => (&SLALOM_POINTS, None),
         Mode::Undenufe if game.undenufe_six_is_eleven => (&SIX_ELEVEN_POINTS, None),
         Mode::Undenufe => (&SLALOM_POINTS, None),
@@ -73,8 +73,8 @@ pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u3
     trick
         .iter()
         .map(|&c| {
-            let r = c.rank() as usize;
-            u32::from(if Some(c.suit()) == trump {
+            let r = c.rank_index();
+            u32::from(if Some(c.suit_index()) == trump {
                 TRUMP_POINTS[r]
             } else {
                 plain[r]
@@ -86,10 +86,10 @@ pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u3
 /// Strength of `card` in a trick led with suit `led` (higher wins; 0 cannot win).
 #[must_use]
 pub(crate) fn strength(mode: Mode, led: Suit, card: Card) -> u8 {
-    let r = card.rank() as usize;
+    let r = card.rank_index();
     match mode {
-        Mode::Trump(t) if card.suit() == t => 32 + TRUMP_STRENGTH[r],
-        _ if card.suit() != led => 0,
+        Mode::Trump(t) if card.suit_index() == t as usize => 32 + TRUMP_STRENGTH[r],
+        _ if card.suit_index() != led as usize => 0,
         Mode::Undenufe => 20 - r as u8,
         _ => 1 + r as u8,
     }

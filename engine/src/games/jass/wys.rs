@@ -315,6 +315,10 @@ pub(crate) fn for_each_candidate(
 /// the best single Wys), with every resulting Wys declared.
 pub(crate) fn best_set(game: &JassGame, mode: Mode, hand: CardSet) -> WysSet {
     let q = quartets(game, hand);
+    let b = hand.bits();
+    if q == 0 && b & b >> 1 & b >> 2 == 0 {
+        return WysSet::default(); // no quartet and no three cards in a row
+    }
     let mut best = WysSet::default();
     let mut best_score = (0u32, 0u32);
     // Every subset of the (at most two) available quartets.
