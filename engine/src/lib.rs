@@ -46,3 +46,8 @@ pub use registry::{
     state_from_json,
 };
 pub use rng::{Rng, SeededRng};
+
+/// The README's Rust example runs as a doc-test.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
