@@ -31,6 +31,10 @@ struct Core {
     rngs: Vec<SeededRng>,
     /// Legal actions of each state (cached after every step).
     legal: Vec<ActionSet>,
+    /// Observation length, action space size and number of seats (row lengths).
+    obs_len: usize,
+    num_actions: usize,
+    players: usize,
 }
 
 /// Mutable views of the output arrays (owned by Python objects of the `VectorEnv`).
@@ -51,6 +55,9 @@ impl Core {
                 .map(|i| SeededRng::new(env_seed(seed, i as u64)))
                 .collect(),
             legal: vec![ActionSet::EMPTY; num_envs],
+            obs_len: game.observation_len(),
+            num_actions: game.num_distinct_actions(),
+            players: game.num_players(),
             game,
         }
     }
@@ -70,8 +77,7 @@ impl Core {
 
     /// Writes observation, mask and player of env `i` and caches its legal set.
     fn write_env(&mut self, i: usize, out: &mut Out<'_>) {
-        let obs_len = out.obs.len() / self.states.len();
-        let num_actions = out.mask.len() / self.states.len();
+        let (obs_len, num_actions) = (self.obs_len, self.num_actions);
         let state = &self.states[i];
         let legal = state.legal_actions();
         self.legal[i] = legal;
@@ -138,7 +144,7 @@ impl Core {
         out: &mut Out<'_>,
     ) -> Result<(), (usize, cardhouse::Error)> {
         self.check(actions)?;
-        let players = out.rewards.len() / self.states.len();
+        let players = self.players;
         for (i, &a) in actions.iter().enumerate() {
             let state = &mut self.states[i];
             // Checked above: `a` is legal for the seat to act.
