@@ -248,6 +248,10 @@ fn observations_have_the_declared_shape_and_bad_seats_are_errors() {
                 let o = s.observation(seat).expect("seat");
                 assert_eq!(o.len(), len);
                 assert!(o.iter().all(|x| x.is_finite()));
+                // Every slot is written: a dirty buffer gives the same result.
+                let mut dirty = vec![f32::NAN; len];
+                s.write_observation(seat, &mut dirty).expect("seat");
+                assert_eq!(dirty, o);
             }
         });
         assert!(state.observation(game.num_players()).is_err());

@@ -500,7 +500,6 @@ pub struct JassState {
     led: Suit,
     win_pos: u8,
     win_str: u8,
-    played: CardSet,
     played_by: [CardSet; 4],
     /// Card points taken per team.
     card_points: [u32; 2],
@@ -552,7 +551,6 @@ impl JassState {
             led: Suit::Clubs,
             win_pos: 0,
             win_str: 0,
-            played: CardSet::EMPTY,
             played_by: [CardSet::EMPTY; 4],
             card_points: [0; 2],
             tricks_won: [0; 2],
@@ -677,6 +675,11 @@ impl JassState {
         self.declared[seat & 3]
     }
 
+    /// Cards played in this deal so far.
+    fn played(&self) -> CardSet {
+        self.played_by[0] | self.played_by[1] | self.played_by[2] | self.played_by[3]
+    }
+
     fn trick(&self) -> &[Card] {
         &self.tricks[self.trick_no.min(8) as usize][..self.trick_len as usize]
     }
@@ -706,8 +709,8 @@ impl JassState {
         }
     }
 
-    /// The whole deal at once: a Fisher–Yates shuffle of the pack, the same outcomes as
-    /// dealing the shuffled cards one by one.
+    /// The whole deal at once: a Fisher–Yates shuffle of the pack, logged as the 36 outcomes
+    /// of dealing the shuffled cards one by one.
     fn deal_all<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         let mut ids: [u8; 36] = std::array::from_fn(|i| i as u8);
         for i in (1..36).rev() {
@@ -823,7 +826,6 @@ impl JassState {
             self.commit_wys(seat);
         }
         self.hands[seat].remove(card);
-        self.played.insert(card);
         self.played_by[seat].insert(card);
         let pos = self.trick_len;
         self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
@@ -1163,8 +1165,7 @@ impl State for JassState {
             self.deal_all(rng);
             return;
         }
-        // Shuffle the undealt cards (Fisher–Yates) and deal them in order (`deal_all` is the
-        // same for a fresh deal, without the per-card bookkeeping).
+        // Shuffle the undealt cards (Fisher–Yates) and deal them in order.
         let undealt = play::PACK
             - self.dealt_hands[0]
             - self.dealt_hands[1]
@@ -1308,13 +1309,17 @@ impl State for JassState {
     }
 }
 
-/// Adds the card actions of `cards`: the four 9-bit lanes (ranks 6..A) packed into one word.
+/// Adds the card actions of `cards`.
 #[inline]
 fn insert_cards(set: &mut ActionSet, cards: CardSet) {
+    set.insert_bits(0, pack_cards(cards));
+}
+
+/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
     let b = cards.bits() >> 4;
-    let packed =
-        (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27);
-    set.insert_bits(0, packed);
+    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
 }
 
 impl fmt::Display for JassState {

@@ -2,7 +2,7 @@
 //! observer (relative seat 0 = the observer, 1 = the next player, 2 = the partner; relative
 //! team 0 = the observer's team). Cards are indexed by their card-action id (0..36).
 
-use super::{JassState, Phase, Said, card_action};
+use super::{JassState, Phase, Said};
 use crate::{CardSet, Error};
 
 /// Offsets and sizes of the observation, as named constants.
@@ -58,9 +58,13 @@ pub mod layout {
 
 use layout::*;
 
+/// Writes the 36 card slots at `offset` (every slot, so no zeroing is needed first).
+#[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
-    for c in set.iter() {
-        out[offset + card_action(c) as usize] = 1.0;
+    let packed = super::pack_cards(set);
+    for (i, slot) in out[offset..offset + 36].iter_mut().enumerate() {
+        // 1.0 or 0.0 by integer arithmetic on the bit pattern (vectorizes; no conversions).
+        *slot = f32::from_bits((packed >> i & 1) as u32 * 0x3F80_0000);
     }
 }
 
@@ -77,17 +81,23 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
             expected: TOTAL,
         });
     }
-    out.fill(0.0);
+    // Card regions are written whole; the rest is zeroed first.
+    out[LEADER..OWN_WYS].fill(0.0);
+    out[OWN_WYS_POINTS] = 0.0;
+    out[WYS_WINNER..TOTAL].fill(0.0);
     let rel = |abs: usize| (abs + 4 - seat) % 4;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
     cards(out, HAND, s.hands[seat]);
+    let mut in_trick = [CardSet::EMPTY; 4];
     if s.phase == Phase::Play {
         let t = s.trick_no as usize;
         for (i, &c) in s.trick().iter().enumerate() {
-            let p = rel((usize::from(s.leaders[t]) + i) % 4);
-            out[TRICK + p * 36 + card_action(c) as usize] = 1.0;
+            in_trick[rel((usize::from(s.leaders[t]) + i) % 4)] = CardSet::single(c);
         }
         out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
+    }
+    for (p, &set) in in_trick.iter().enumerate() {
+        cards(out, TRICK + p * 36, set);
     }
     for p in 0..4 {
         cards(out, PLAYED + rel(p) * 36, s.played_by[p]);

@@ -38,12 +38,12 @@ pub(super) fn resample<R: Rng + ?Sized>(
     if let Some(w) = s.wys_winner {
         for p in [usize::from(w), usize::from(w) + 2] {
             if p != seat {
-                fixed[p] = s.declared[p].cards() - s.played;
+                fixed[p] = s.declared[p].cards() - s.played();
             }
         }
     }
     let all_fixed = fixed.iter().fold(CardSet::EMPTY, |a, &f| a | f);
-    let unknown = PACK - s.dealt_hands[seat] - s.played - all_fixed;
+    let unknown = PACK - s.dealt_hands[seat] - s.played() - all_fixed;
     // Holders 0..4 are seats, 4 is the undealt rest.
     let mut need = [0usize; 5];
     let mut allowed = [unknown; 5];
