@@ -10,7 +10,9 @@ Three loops on Jass, one deal per game (``scope="deal"``, ``wys="auto"``), singl
    alone, and the whole loop with actions chosen by a cheap vectorized rule (an argmax).
 
 Only player steps are counted; dealing (``resolve_chance``) happens inside the timed loops.
-Run: ``python python/bench.py [--seconds 3]``.
+Each figure is given per wall-clock second and per CPU second of the benchmark thread
+(``time.thread_time``): on a shared machine the second one is the steadier "per core"
+figure. Run: ``python python/bench.py [--seconds 3]``.
 """
 
 from __future__ import annotations
@@ -25,14 +27,34 @@ import cardhouse
 OPTIONS = {"scope": "deal", "wys": "auto"}
 
 
-def python_loop(seconds: float, with_observation: bool) -> float:
+class Timer:
+    """Wall-clock and thread CPU time since creation (or since ``resume``)."""
+
+    def __init__(self) -> None:
+        self.wall = 0.0
+        self.cpu = 0.0
+        self.resume()
+
+    def resume(self) -> None:
+        self._wall = time.perf_counter()
+        self._cpu = time.thread_time()
+
+    def pause(self) -> None:
+        self.wall += time.perf_counter() - self._wall
+        self.cpu += time.thread_time() - self._cpu
+
+    def rates(self, steps: int) -> tuple[float, float]:
+        return steps / self.wall, steps / self.cpu
+
+
+def python_loop(seconds: float, with_observation: bool) -> tuple[float, float]:
     game = cardhouse.new_game("jass", **OPTIONS)
     buffer = np.zeros(game.observation_shape, dtype=np.float32)
     picks = [int(x) for x in np.random.default_rng(0).integers(0, 1 << 30, size=1 << 16)]
     steps = 0
     seed = 0
-    start = time.perf_counter()
-    deadline = start + seconds
+    timer = Timer()
+    deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         for _ in range(50):
             state = game.new_initial_state()
@@ -44,27 +66,28 @@ def python_loop(seconds: float, with_observation: bool) -> float:
                     state.write_observation(state.current_player, buffer)
                 state.apply(legal[picks[steps & 0xFFFF] % len(legal)])
                 steps += 1
-    return steps / (time.perf_counter() - start)
+    timer.pause()
+    return timer.rates(steps)
 
 
-def vector_loop(seconds: float, num_envs: int) -> tuple[float, float]:
-    """Steps per second of the whole loop, and of the time spent inside ``step`` alone."""
+def vector_loop(seconds: float, num_envs: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Rates of the time spent inside ``step`` alone, and of the whole loop."""
     env = cardhouse.VectorEnv("jass", num_envs, 0, **OPTIONS)
     _, masks, _ = env.reset()
     steps = 0
-    in_step = 0.0
-    clock = time.perf_counter
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
+    loop, in_step = Timer(), Timer()
+    in_step.pause()
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
         for _ in range(20):
             # The first legal action of every env: one vectorized argmax.
             actions = masks.argmax(axis=1)
-            t = clock()
+            in_step.resume()
             _, masks, _, _, _ = env.step(actions)
-            in_step += clock() - t
+            in_step.pause()
             steps += num_envs
-    return steps / (clock() - start), steps / in_step
+    loop.pause()
+    return in_step.rates(steps), loop.rates(steps)
 
 
 def main() -> None:
@@ -73,14 +96,16 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=256, help="envs of the VectorEnv")
     args = parser.parse_args()
     print(f"cardhouse {cardhouse.__version__}, jass {OPTIONS}, {args.seconds:.0f} s per loop")
-    rate = python_loop(args.seconds, with_observation=False)
-    print(f"python loop, legal_actions + apply:            {rate:12,.0f} steps/s")
-    rate = python_loop(args.seconds, with_observation=True)
-    print(f"python loop, + write_observation every step:   {rate:12,.0f} steps/s")
-    loop, step = vector_loop(args.seconds, args.num_envs)
-    print(f"VectorEnv({args.num_envs}).step alone, obs + masks:     {step:12,.0f} steps/s")
-    print(f"VectorEnv({args.num_envs}) loop with an argmax policy:  {loop:12,.0f} steps/s")
+    print(f"{'loop':48} {'steps/s (wall)':>15} {'steps/CPU-s':>15}")
 
+    def row(label: str, rates: tuple[float, float]) -> None:
+        print(f"{label:48} {rates[0]:15,.0f} {rates[1]:15,.0f}")
+
+    row("python loop: legal_actions + apply", python_loop(args.seconds, False))
+    row("python loop: + write_observation every step", python_loop(args.seconds, True))
+    step, loop = vector_loop(args.seconds, args.num_envs)
+    row(f"VectorEnv({args.num_envs}).step alone, obs + masks", step)
+    row(f"VectorEnv({args.num_envs}) loop with an argmax policy", loop)
 
 if __name__ == "__main__":
     main()
