@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 echo "== Rust: format, lints, tests (engine, service, python crate) =="
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc -p cardhouse --no-deps --locked
 # The engine must stay pure: no async, protobuf or Python in its dependency tree.
 if cargo tree -p cardhouse -e normal --prefix none | grep -E '^(tokio|tonic|prost|pyo3)' ; then
   echo "engine depends on a forbidden crate" >&2; exit 1

@@ -16,7 +16,7 @@
 //!   Laying the first card commits the set; announcements follow §8.5.
 //! * Stöck is credited automatically when its second card is played (§9). With
 //!   `stoeck_suits = any_suit` every K+O pair of one suit held by one player scores, in every
-//!   mode [decision].
+//!   mode \[decision\].
 //! * An exact tie at or above the target plays another deal (§11).
 //!
 //! **Actions** (fixed ids, 164 in all):

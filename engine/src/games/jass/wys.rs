@@ -1,7 +1,7 @@
 //! Wys (melds, §8): the declarable items of a hand, their values and comparison, the
 //! announcement protocol and the Wys-winning team.
 //!
-//! **Engine form [decision, §8.2].** A Wys *item* is a four-of-a-kind or a sequence. A seat
+//! **Engine form \[decision, §8.2\].** A Wys *item* is a four-of-a-kind or a sequence. A seat
 //! declares items one action at a time, in ascending item id, before laying its first card:
 //! quartets (ids below every sequence) first, then sequences, where the sequences offered are
 //! the **maximal** runs of ≥ 3 cards among the hand's cards not used by a declared quartet.
