@@ -61,10 +61,23 @@ use layout::*;
 /// Writes the 36 card slots at `offset` (every slot, so no zeroing is needed first).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
+    // Four slots at a time from a table: 9 copies of 16 bytes instead of 36 conversions.
+    const NIBBLE: [[f32; 4]; 16] = {
+        let mut t = [[0.0; 4]; 16];
+        let mut n = 0;
+        while n < 16 {
+            let mut i = 0;
+            while i < 4 {
+                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
+                i += 1;
+            }
+            n += 1;
+        }
+        t
+    };
     let packed = super::pack_cards(set);
-    for (i, slot) in out[offset..offset + 36].iter_mut().enumerate() {
-        // 1.0 or 0.0 by integer arithmetic on the bit pattern (vectorizes; no conversions).
-        *slot = f32::from_bits((packed >> i & 1) as u32 * 0x3F80_0000);
+    for (k, chunk) in out[offset..offset + 36].chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
     }
 }
 
