@@ -41,7 +41,7 @@ def _agent(seat: int) -> str:
     return f"player_{seat}"
 
 
-class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):
+class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
     """The AEC environment of one cardhouse game with fixed options.
 
     Args:
