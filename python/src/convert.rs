@@ -107,7 +107,8 @@ impl<'py> RngSource<'py> {
         if let Ok(rng) = seed.cast::<PyRng>() {
             return Ok(RngSource::Shared(rng.clone()));
         }
-        if seed.is_instance_of::<PyInt>() {
+        // Python ints and integer-like objects (NumPy integers) are seeds.
+        if seed.is_instance_of::<PyInt>() || seed.hasattr("__index__")? {
             return Ok(RngSource::Fresh(SeededRng::new(seed_u64(seed)?)));
         }
         if seed.hasattr("bit_generator")? && seed.hasattr("integers")? {

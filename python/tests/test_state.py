@@ -66,12 +66,12 @@ def test_seeds_reproduce(name: str, options: dict[str, Any]) -> None:
 def test_every_kind_of_seed_is_accepted() -> None:
     game = cardhouse.new_game("jass", scope="deal")
     histories = []
-    for seed in (5, cardhouse.Rng(5), np.random.default_rng(5), random.Random(5)):
+    for seed in (5, cardhouse.Rng(5), np.uint64(5), np.random.default_rng(5), random.Random(5)):
         state = game.new_initial_state()
         state.resolve_chance(seed)
         assert not state.is_chance_node()
         histories.append(state.history())
-    assert histories[0] == histories[1], "an int seed and Rng(seed) give the same deal"
+    assert histories[0] == histories[1] == histories[2], "int, Rng and NumPy int seeds agree"
     with pytest.raises(TypeError, match="seed"):
         game.new_initial_state().resolve_chance("five")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seed"):
