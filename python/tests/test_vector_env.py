@@ -90,6 +90,35 @@ def test_seed_reproduces_the_run() -> None:
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
+@pytest.mark.parametrize("num_envs", [1, 7, 64])
+def test_threads_do_not_change_results(num_envs: int) -> None:
+    def run(threads: int) -> list[np.ndarray]:
+        env = cardhouse.VectorEnv("jass", num_envs, 3, num_threads=threads, scope="deal")
+        assert env.num_threads == min(threads, num_envs)
+        out = [env.reset()[0].copy()]
+        rng = np.random.default_rng(3)
+        masks = env.legal_action_masks
+        for _ in range(60):
+            obs, masks, players, rewards, dones = env.step(choose(masks, rng))
+            out += [obs.copy(), masks.copy(), players.copy(), rewards.copy(), dones.copy()]
+        return out
+
+    single = run(1)
+    for threads in (2, 3):
+        assert all(np.array_equal(x, y) for x, y in zip(single, run(threads)))
+
+
+def test_threaded_illegal_action_changes_nothing() -> None:
+    env = cardhouse.VectorEnv("jass", 8, 0, num_threads=2, scope="deal")
+    _, masks, _ = env.reset()
+    before = [env.state(i).to_bytes() for i in range(8)]
+    actions = choose(masks, np.random.default_rng(0))
+    actions[6] = int(np.flatnonzero(~masks[6])[0])
+    with pytest.raises(cardhouse.IllegalActionError, match=r"^env 6: "):
+        env.step(actions)
+    assert [env.state(i).to_bytes() for i in range(8)] == before
+
+
 def test_reset_with_seed_restarts_the_streams() -> None:
     env = cardhouse.VectorEnv("jass", 3, 5, scope="deal")
     first = env.reset(seed=5)[0].copy()
@@ -128,6 +157,8 @@ def test_actions_as_list_and_other_dtypes() -> None:
 def test_bad_construction() -> None:
     with pytest.raises(ValueError, match="num_envs"):
         cardhouse.VectorEnv("jass", 0, 0)
+    with pytest.raises(ValueError, match="num_threads"):
+        cardhouse.VectorEnv("jass", 1, 0, num_threads=0)
     with pytest.raises(cardhouse.UnknownGameError):
         cardhouse.VectorEnv("nope", 1, 0)
     with pytest.raises(cardhouse.InvalidOptionError):
