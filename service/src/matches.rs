@@ -92,6 +92,8 @@ struct Live {
     resigned_seat: Option<u32>,
     /// Move number per seat, then the spectator's (index `num_players`).
     known: Vec<u64>,
+    /// The actions applied by the request being handled (what the store appends).
+    applied: Vec<Action>,
 }
 
 /// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
@@ -209,13 +211,23 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         owner_token: s.owner_token,
         spectator_token: s.spectator_token,
     };
+    let terminal = state.is_terminal();
     Ok(Match {
         meta: Arc::new(meta),
         live: Live {
             state,
-            status: pb::MatchStatus::try_from(s.status).unwrap_or(pb::MatchStatus::Active),
+            status: match pb::MatchStatus::try_from(s.status) {
+                Ok(pb::MatchStatus::Active) | Ok(pb::MatchStatus::Unspecified) | Err(_)
+                    if terminal =>
+                {
+                    pb::MatchStatus::Finished
+                }
+                Ok(pb::MatchStatus::Unspecified) | Err(_) => pb::MatchStatus::Active,
+                Ok(status) => status,
+            },
             resigned_seat: s.resigned_seat,
             known,
+            applied: Vec::new(),
         },
         changes: broadcast::channel(1024).0,
     })
@@ -251,6 +263,7 @@ fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
         } else {
             Viewer::Seat(v)
         };
+        // A seat always knows its own actions: no need to ask the engine.
         if actor == Player::Seat(v) || state.action_to_string_for(viewer, action).is_some() {
             *k += 1;
         }
@@ -316,8 +329,13 @@ fn role_of(meta: &Meta, token: &str) -> Result<Role, ApiError> {
     ))
 }
 
-/// The view of `live` for `role`.
-fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, ApiError> {
+/// The view of `live` for `role` (with the structured view only if `with_view`).
+fn match_view_with(
+    meta: &Meta,
+    live: &Live,
+    role: Role,
+    with_view: bool,
+) -> Result<pb::MatchView, ApiError> {
     let state = &live.state;
     let n = meta.seats.len();
     let (pb_role, seat, known) = match role {
@@ -347,18 +365,27 @@ fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, Api
     };
     Ok(pb::MatchView {
         match_id: meta.id.clone(),
-        game: Some(meta.game.clone()),
+        game: with_view.then(|| meta.game.clone()),
         role: pb_role as i32,
         seat: seat as u32,
         status: live.status as i32,
         current_player: Some(player_to_pb(current)),
         move_number: known,
         legal_actions,
-        view: Some(json_to_struct(state.view(role.viewer())?)),
+        view: if with_view {
+            Some(json_to_struct(state.view(role.viewer())?))
+        } else {
+            None
+        },
         returns: state.returns().to_vec(),
         seats: meta.seats.iter().map(|&k| k as i32).collect(),
         resigned_seat: live.resigned_seat,
     })
+}
+
+/// The full view of `live` for `role`.
+fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, ApiError> {
+    match_view_with(meta, live, role, true)
 }
 
 /// Applies chance and bot moves until a human seat is to move or the match ends. Returns
@@ -432,6 +459,7 @@ fn apply_counted(
         live.state.apply_unchecked(action);
         before
     };
+    live.applied.push(action);
     if live.state.is_terminal() {
         live.status = pb::MatchStatus::Finished;
     }
@@ -457,17 +485,24 @@ impl Hub {
             .ok_or_else(|| ApiError::MatchNotFound(id.to_owned()))
     }
 
-    /// Stores `live` durably, then makes it the match's state and tells watchers.
+    /// Stores `live` durably (the new actions only, or with `snapshot` the whole match),
+    /// then makes it the match's state and tells watchers.
     async fn commit(
         &self,
         m: &mut Match,
         live: Live,
         changes: Vec<Change>,
+        snapshot: bool,
     ) -> Result<(), ApiError> {
-        self.store
-            .put(&stored(&m.meta, &live))
-            .await
-            .map_err(|e| ApiError::Internal(format!("match {}: {e}", m.meta.id)))?;
+        let stored = if snapshot {
+            self.store.put(&stored(&m.meta, &live)).await
+        } else {
+            let from = m.live.state.move_number();
+            self.store
+                .append(&m.meta.id, from as u64, &live.applied)
+                .await
+        };
+        stored.map_err(|e| ApiError::Internal(format!("match {}: {e}", m.meta.id)))?;
         m.live = live;
         for c in changes {
             let _ = m.changes.send(Arc::new(c));
@@ -532,6 +567,7 @@ impl Hub {
             status: pb::MatchStatus::Active,
             resigned_seat: None,
             known: vec![0; n + 1],
+            applied: Vec::new(),
         };
         guard(|| {
             advance(&meta, &mut live, false, &mut Vec::new());
@@ -630,20 +666,23 @@ impl Hub {
         let record = m.changes.receiver_count() > 0;
         let meta = Arc::clone(&m.meta);
         let mut live = m.live.clone();
+        live.applied.clear();
         let mut changes = Vec::new();
         guard(|| {
             apply_counted(&mut live, action, true, record, &mut changes)?;
             advance(&meta, &mut live, record, &mut changes);
             Ok(())
         })?;
-        self.commit(&mut m, live, changes).await?;
+        // A match that just finished gets a full snapshot with its final status.
+        let snapshot = live.status != pb::MatchStatus::Active;
+        self.commit(&mut m, live, changes, snapshot).await?;
         tracing::debug!(
             match_id = %meta.id,
             seat,
             move_number = m.live.known[meta.seats.len()],
             "seat acted"
         );
-        guard(|| match_view(&m.meta, &m.live, Role::Seat(seat)))
+        guard(|| match_view_with(&m.meta, &m.live, Role::Seat(seat), req.include_view))
     }
 
     async fn end(
@@ -703,7 +742,7 @@ impl Hub {
         let changes = vec![Change::Ended {
             after: live.clone(),
         }];
-        self.commit(&mut m, live, changes).await?;
+        self.commit(&mut m, live, changes, true).await?;
         tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
         guard(|| match_view(&m.meta, &m.live, role))
     }

@@ -1,6 +1,14 @@
 //! Where matches are kept across restarts: an embedded redb database, or nothing (in-memory
 //! mode, for tests).
 //!
+//! Two tables: `matches` holds one header per match (tokens, seed, seats, status and a state
+//! snapshot), written when a match is created or ends; `moves` is an append-only log keyed by
+//! a global sequence number, one small entry per accepted `Act` (the actions it applied,
+//! bots' and chance's included). Appending at the end of one B-tree keeps each commit to a
+//! few pages, where rewriting every match's state under its own key would rewrite a page per
+//! match. On open, the log is folded into the snapshots (replayed with the engine's checked
+//! `apply`) and cleared.
+//!
 //! Writes go through one writer thread that commits every write waiting in its queue in one
 //! durable transaction (group commit) and acknowledges each write only after that commit
 //! returned. A handler acknowledges a move to its client only after its write was
@@ -14,6 +22,8 @@ use tokio::sync::oneshot;
 
 /// Match id → encoded [`StoredMatch`].
 const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("matches");
+/// Sequence number → encoded [`LogEntry`].
+const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("moves");
 
 /// Most writes committed in one transaction.
 const MAX_GROUP: usize = 4096;
@@ -49,6 +59,18 @@ pub struct StoredMatch {
     pub resigned_seat: Option<u32>,
 }
 
+/// Actions appended to a match's history by one accepted request.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct LogEntry {
+    #[prost(string, tag = "1")]
+    pub id: String,
+    /// History index of the first action (the match's move number before them).
+    #[prost(uint64, tag = "2")]
+    pub from: u64,
+    #[prost(uint32, repeated, tag = "3")]
+    pub actions: Vec<u32>,
+}
+
 /// The current [`StoredMatch::format`].
 pub const STORED_FORMAT: u32 = 1;
 
@@ -73,9 +95,13 @@ impl StoreError {
     }
 }
 
+enum Write {
+    Header { key: String, value: Vec<u8> },
+    Log { value: Vec<u8> },
+}
+
 struct WriteOp {
-    key: String,
-    value: Vec<u8>,
+    write: Write,
     ack: oneshot::Sender<Result<(), String>>,
 }
 
@@ -119,11 +145,12 @@ impl Store {
             source,
         })?;
         let db = Database::create(dir.join("matches.redb")).map_err(StoreError::db)?;
-        // Make sure the table exists so that the reader never sees it missing.
+        // Make sure the tables exist so that the reader never sees them missing.
         let txn = db.begin_write().map_err(StoreError::db)?;
         txn.open_table(MATCHES).map_err(StoreError::db)?;
+        txn.open_table(MOVES).map_err(StoreError::db)?;
         txn.commit().map_err(StoreError::db)?;
-        let stored = load_all(&db)?;
+        let stored = load_and_compact(&db)?;
 
         let (tx, rx) = mpsc::channel::<Msg>();
         std::thread::Builder::new()
@@ -157,27 +184,47 @@ impl Store {
         self.inner.is_some()
     }
 
-    /// Stores `m` durably; returns once it is committed.
+    /// Stores the header and state snapshot of `m` durably; returns once it is committed.
     ///
     /// # Errors
     /// If the commit failed; the caller must not acknowledge the change.
     pub async fn put(&self, m: &StoredMatch) -> Result<(), StoreError> {
+        let write = Write::Header {
+            key: m.id.clone(),
+            value: prost::Message::encode_to_vec(m),
+        };
+        self.write(&m.id, write).await
+    }
+
+    /// Appends `actions`, applied to match `id` from history index `from`, durably.
+    ///
+    /// # Errors
+    /// If the commit failed; the caller must not acknowledge the change.
+    pub async fn append(&self, id: &str, from: u64, actions: &[u32]) -> Result<(), StoreError> {
+        let entry = LogEntry {
+            id: id.to_owned(),
+            from,
+            actions: actions.to_vec(),
+        };
+        let write = Write::Log {
+            value: prost::Message::encode_to_vec(&entry),
+        };
+        self.write(id, write).await
+    }
+
+    async fn write(&self, id: &str, write: Write) -> Result<(), StoreError> {
         let Some(inner) = &self.inner else {
             return Ok(());
         };
         let (ack, done) = oneshot::channel();
         inner
             .writes
-            .send(Msg::Write(WriteOp {
-                key: m.id.clone(),
-                value: prost::Message::encode_to_vec(m),
-                ack,
-            }))
+            .send(Msg::Write(WriteOp { write, ack }))
             .map_err(|_| StoreError::WriterGone)?;
         match done.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(reason)) => Err(StoreError::Corrupt {
-                key: m.id.clone(),
+                key: id.to_owned(),
                 reason,
             }),
             Err(_) => Err(StoreError::WriterGone),
@@ -185,25 +232,95 @@ impl Store {
     }
 }
 
-/// Every stored match.
-fn load_all(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
+/// Every stored match with its logged moves folded in; then the folded snapshots replace
+/// the headers and the log is cleared, in one transaction.
+fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
+    let corrupt = |key: &str, reason: String| StoreError::Corrupt {
+        key: key.to_owned(),
+        reason,
+    };
     let txn = db.begin_read().map_err(StoreError::db)?;
-    let table = txn.open_table(MATCHES).map_err(StoreError::db)?;
-    let mut out = Vec::new();
-    for row in table.iter().map_err(StoreError::db)? {
+    let headers = txn.open_table(MATCHES).map_err(StoreError::db)?;
+    let mut matches = std::collections::BTreeMap::new();
+    for row in headers.iter().map_err(StoreError::db)? {
         let (k, v) = row.map_err(StoreError::db)?;
-        let m = <StoredMatch as prost::Message>::decode(v.value()).map_err(|e| {
-            StoreError::Corrupt {
-                key: k.value().to_owned(),
-                reason: e.to_string(),
-            }
-        })?;
+        let m = <StoredMatch as prost::Message>::decode(v.value())
+            .map_err(|e| corrupt(k.value(), e.to_string()))?;
+        matches.insert(m.id.clone(), (m, None::<cardhouse::AnyState>));
+    }
+    let log = txn.open_table(MOVES).map_err(StoreError::db)?;
+    let mut logged = 0usize;
+    for row in log.iter().map_err(StoreError::db)? {
+        let (k, v) = row.map_err(StoreError::db)?;
+        let key = format!("move log entry {}", k.value());
+        let e = <LogEntry as prost::Message>::decode(v.value())
+            .map_err(|e| corrupt(&key, e.to_string()))?;
+        let (m, state) = matches
+            .get_mut(&e.id)
+            .ok_or_else(|| corrupt(&key, format!("no match {}", e.id)))?;
+        if state.is_none() {
+            *state = Some(
+                cardhouse::state_from_bytes(&m.state).map_err(|e| corrupt(&m.id, e.to_string()))?,
+            );
+        }
+        let Some(state) = state.as_mut() else {
+            continue;
+        };
+        let len = state.move_number() as u64;
+        if e.from > len {
+            return Err(corrupt(
+                &key,
+                format!("gap: history has {len} actions, entry starts at {}", e.from),
+            ));
+        }
+        // Entries already inside the snapshot (written before a later header) are skipped.
+        for &a in e.actions.iter().skip((len - e.from) as usize) {
+            state
+                .apply(a)
+                .map_err(|err| corrupt(&key, err.to_string()))?;
+        }
+        logged += 1;
+    }
+    drop(log);
+    drop(headers);
+    drop(txn);
+    let mut out = Vec::with_capacity(matches.len());
+    for (_, (mut m, state)) in matches {
+        if let Some(state) = state {
+            m.state = state.to_bytes();
+        }
         out.push(m);
+    }
+    if logged > 0 {
+        let txn = db.begin_write().map_err(StoreError::db)?;
+        {
+            let mut headers = txn.open_table(MATCHES).map_err(StoreError::db)?;
+            for m in &out {
+                headers
+                    .insert(m.id.as_str(), prost::Message::encode_to_vec(m).as_slice())
+                    .map_err(StoreError::db)?;
+            }
+        }
+        txn.delete_table(MOVES).map_err(StoreError::db)?;
+        txn.open_table(MOVES).map_err(StoreError::db)?;
+        txn.commit().map_err(StoreError::db)?;
+        tracing::info!(
+            matches = out.len(),
+            entries = logged,
+            "folded the move log into the snapshots"
+        );
     }
     Ok(out)
 }
 
 fn writer(db: Database, rx: &mpsc::Receiver<Msg>) {
+    let mut next_seq = match last_seq(&db) {
+        Ok(seq) => seq,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the move log");
+            return;
+        }
+    };
     let mut closing = None;
     while let Ok(first) = rx.recv() {
         let mut batch = Vec::new();
@@ -219,7 +336,7 @@ fn writer(db: Database, rx: &mpsc::Receiver<Msg>) {
             }
         }
         if !batch.is_empty() {
-            commit_and_ack(&db, batch);
+            commit_and_ack(&db, batch, &mut next_seq);
         }
         if closing.is_some() {
             break;
@@ -232,8 +349,15 @@ fn writer(db: Database, rx: &mpsc::Receiver<Msg>) {
     // Writes sent after Close find the receiver gone and fail with WriterGone.
 }
 
-fn commit_and_ack(db: &Database, batch: Vec<WriteOp>) {
-    let result = commit(db, &batch).map_err(|e| {
+/// The sequence number after the log's last entry.
+fn last_seq(db: &Database) -> Result<u64, redb::Error> {
+    let txn = db.begin_read()?;
+    let log = txn.open_table(MOVES)?;
+    Ok(log.last()?.map_or(0, |(k, _)| k.value() + 1))
+}
+
+fn commit_and_ack(db: &Database, batch: Vec<WriteOp>, next_seq: &mut u64) {
+    let result = commit(db, &batch, next_seq).map_err(|e| {
         tracing::error!(error = %e, writes = batch.len(), "store commit failed");
         "the match store could not commit".to_owned()
     });
@@ -243,14 +367,25 @@ fn commit_and_ack(db: &Database, batch: Vec<WriteOp>) {
     }
 }
 
-fn commit(db: &Database, batch: &[WriteOp]) -> Result<(), redb::Error> {
+fn commit(db: &Database, batch: &[WriteOp], next_seq: &mut u64) -> Result<(), redb::Error> {
     let txn = db.begin_write()?;
+    let mut seq = *next_seq;
     {
-        let mut table = txn.open_table(MATCHES)?;
+        let mut headers = txn.open_table(MATCHES)?;
+        let mut log = txn.open_table(MOVES)?;
         for op in batch {
-            table.insert(op.key.as_str(), op.value.as_slice())?;
+            match &op.write {
+                Write::Header { key, value } => {
+                    headers.insert(key.as_str(), value.as_slice())?;
+                }
+                Write::Log { value } => {
+                    log.insert(seq, value.as_slice())?;
+                    seq += 1;
+                }
+            }
         }
     }
     txn.commit()?;
+    *next_seq = seq;
     Ok(())
 }

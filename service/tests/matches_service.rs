@@ -88,6 +88,7 @@ async fn act(
                 match_id: m.id.clone(),
                 action: Some(pb::act_request::Action::ActionId(action)),
                 expected_move_number: expected,
+                include_view: false,
             },
         ))
         .await
@@ -558,6 +559,7 @@ async fn errors_map_to_status_codes() {
                 match_id: m.id.clone(),
                 action: Some(action),
                 expected_move_number: expected,
+                include_view: false,
             },
         )
     };
