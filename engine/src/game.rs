@@ -395,6 +395,12 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// private Wys declaration). Events built from this never leak hidden information.
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String>;
 
+    /// True if `viewer` learns that `action`, applied here, happened: the same as
+    /// `action_to_string_for(viewer, action).is_some()`, without building the text.
+    fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
+        self.action_to_string_for(viewer, action).is_some()
+    }
+
     /// Parses the text form of an action at this state (inverse of [`State::action_to_string`]).
     ///
     /// # Errors

@@ -295,6 +295,20 @@ impl AnyState {
         on_state!(self, s => s.action_to_string_for(viewer, action))
     }
 
+    /// See [`State::action_visible_to`].
+    #[must_use]
+    pub fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
+        on_state!(self, s => s.action_visible_to(viewer, action))
+    }
+
+    /// See [`State::check_action`]: whether `apply(action)` would succeed, without applying.
+    ///
+    /// # Errors
+    /// As [`State::apply`].
+    pub fn check_action(&self, action: Action) -> Result<(), Error> {
+        on_state!(self, s => s.check_action(action))
+    }
+
     /// See [`State::string_to_action`].
     ///
     /// # Errors

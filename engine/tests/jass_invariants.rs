@@ -192,6 +192,14 @@ fn no_hidden_information_reaches_a_seat() {
                     );
                 }
                 assert_eq!(s.public_move_number(), t.public_move_number());
+                for x in s.legal_actions().iter() {
+                    for v in [Viewer::Seat(viewer), Viewer::Spectator, Viewer::Omniscient] {
+                        assert_eq!(
+                            s.action_visible_to(v, x),
+                            s.action_to_string_for(v, x).is_some()
+                        );
+                    }
+                }
                 compared += 1;
             });
         }

@@ -1251,6 +1251,16 @@ impl State for JassState {
         view::action_text(self, viewer, action)
     }
 
+    fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
+        // Only a Wys declaration is private: to everybody but its author and the omniscient.
+        match (self.phase, viewer) {
+            (Phase::Play, Viewer::Seat(p)) if action >= WYS_BASE => p == usize::from(self.to_act),
+            (Phase::Play, Viewer::Spectator) => action < WYS_BASE,
+            (Phase::Over, _) => false,
+            _ => true,
+        }
+    }
+
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
         view::parse_action(self, text)
     }
