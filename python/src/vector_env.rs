@@ -155,10 +155,9 @@ impl Core {
             let ok = matches!(env.state.current_player(), Player::Seat(_))
                 && Action::try_from(a).is_ok_and(|a| env.legal.contains(a));
             if !ok {
-                // Let the engine say why (on a copy, so nothing changes).
-                let mut probe = env.state.clone();
+                // Let the engine say why.
                 let err = match Action::try_from(a) {
-                    Ok(a) => probe.apply(a).err(),
+                    Ok(a) => env.state.check_action(a).err(),
                     Err(_) => None,
                 };
                 return Err((
