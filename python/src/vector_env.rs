@@ -125,9 +125,12 @@ impl Core {
         }
         let per = self.envs.len().div_ceil(self.threads);
         std::thread::scope(|scope| {
-            let mut rest_out = out;
-            let mut first = 0;
-            for chunk in self.envs.chunks_mut(per) {
+            let mut chunks = self.envs.chunks_mut(per);
+            // The calling thread takes the first range itself; the others get a thread each.
+            let Some(own) = chunks.next() else { return };
+            let (own_out, mut rest_out) = out.split_at(own.len(), dims);
+            let mut first = own.len();
+            for chunk in chunks {
                 let (mine, rest) = rest_out.split_at(chunk.len(), dims);
                 rest_out = rest;
                 let f = &f;
@@ -135,6 +138,7 @@ impl Core {
                 first += chunk.len();
                 scope.spawn(move || f(game, dims, chunk, mine, start));
             }
+            f(game, dims, own, own_out, 0);
         });
     }
 
