@@ -1,7 +1,7 @@
 //! `cardhouse.VectorEnv`: many games stepped per call, entirely in Rust with the GIL released.
 
 use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -435,14 +435,22 @@ impl PyVectorEnv {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let actions: PyReadonlyArray1<'py, i64> = match actions.extract() {
-            Ok(a) => a,
-            Err(_) => {
-                let np = py.import("numpy")?;
-                np.call_method1("ascontiguousarray", (actions, "int64"))?
-                    .extract()?
-            }
-        };
+        // An int64 C-contiguous 1-d array is used as is; anything else (lists, other integer
+        // dtypes, strided views) goes through `numpy.ascontiguousarray(actions, "int64")`.
+        let actions: PyReadonlyArray1<'py, i64> =
+            match actions.extract::<PyReadonlyArray1<'py, i64>>() {
+                Ok(a) if a.is_c_contiguous() => a,
+                _ => {
+                    let np = py.import("numpy")?;
+                    np.call_method1("ascontiguousarray", (actions, "int64"))?
+                        .extract()
+                        .map_err(|_| {
+                            pyo3::exceptions::PyValueError::new_err(
+                                "actions must be a 1-d sequence of action ids (one per env)",
+                            )
+                        })?
+                }
+            };
         let actions = actions.as_slice().map_err(|_| {
             pyo3::exceptions::PyValueError::new_err("actions must be a 1-d contiguous array")
         })?;

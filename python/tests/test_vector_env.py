@@ -150,8 +150,14 @@ def test_actions_as_list_and_other_dtypes() -> None:
     env.step([int(a) for a in actions])
     _, masks, _ = env.reset()
     env.step(choose(masks, np.random.default_rng(0)).astype(np.int32))
+    _, masks, _ = env.reset()
+    strided = np.zeros((2, 2), dtype=np.int64)
+    strided[:, 0] = choose(masks, np.random.default_rng(0))
+    env.step(strided[:, 0])
     with pytest.raises(ValueError, match="expected 2 actions"):
         env.step([0, 0, 0])
+    with pytest.raises(ValueError, match="1-d"):
+        env.step(np.zeros((2, 2), dtype=np.int64))
 
 
 def test_bad_construction() -> None:
