@@ -151,6 +151,12 @@ impl ActionSet {
         }
     }
 
+    /// The mask as four 64-bit words: id `64 * i + b` is bit `b` of word `i`.
+    #[must_use]
+    pub const fn words(&self) -> [u64; 4] {
+        self.0
+    }
+
     /// Iterates in ascending order.
     #[must_use]
     pub fn iter(&self) -> ActionIter {

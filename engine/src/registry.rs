@@ -65,15 +65,15 @@ pub fn state_from_json(text: &str) -> Result<AnyState, Error> {
 }
 
 /// Any registered game.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AnyGame {
     /// Swiss Jass, Schieber.
     Jass(JassGame),
 }
 
-/// A state of any registered game.
-#[derive(Clone, Debug)]
+/// A state of any registered game. Equal states have the same game, history and position.
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AnyState {
     /// Swiss Jass, Schieber.

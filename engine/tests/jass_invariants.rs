@@ -252,9 +252,10 @@ fn shown_voids(s: &JassState) -> [Vec<Suit>; 4] {
         .chain(std::iter::once(v.trick.clone()));
     for cards in all {
         let Some(lead) = cards.first() else { continue };
-        let led = lead.card.suit();
+        let led = Card::parse(&lead.card).expect("card").suit();
         for p in &cards[1..] {
-            if p.card.suit() != led && Some(p.card.suit()) != trump && Some(led) != trump {
+            let suit = Card::parse(&p.card).expect("card").suit();
+            if suit != led && Some(suit) != trump && Some(led) != trump {
                 out[p.seat].push(led);
             }
         }

@@ -534,7 +534,8 @@ fn edge_04_forehand_lead_without_declaring_equals_trump_of_led_suit() {
     let v = s.view(Viewer::Spectator).unwrap();
     assert_eq!(v.trick.len(), 1);
     assert_eq!(v.trick[0].seat, 0);
-    assert_eq!(v.trick[0].swiss, "KA");
+    assert_eq!(v.trick[0].card, "KA");
+    assert_eq!(v.trick[0].french, "K♦");
 }
 
 #[test]
@@ -649,7 +650,7 @@ fn deal_checking_every_trick(extra: &[(&str, &str)], mode: Mode, seed: u64) -> J
         let pts: u32 = trick
             .cards
             .iter()
-            .map(|p| rule_points(mode, six, p.card))
+            .map(|p| rule_points(mode, six, Card::parse(&p.card).expect("card")))
             .sum();
         let team = trick.winner % 2;
         assert_eq!(

@@ -45,7 +45,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use observation::layout;
-pub use view::JassView;
+pub use view::{JassView, SwissCards};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
@@ -471,8 +471,9 @@ pub struct DealResult {
 }
 
 /// A Jass state. Small and `Clone`; the hot path (legal actions, apply, observation) does not
-/// allocate. Finished deals of a match are kept in a shared, immutable log.
-#[derive(Clone, Debug)]
+/// allocate. Finished deals of a match are kept in a shared, immutable log. Two states are
+/// equal when every field is (the same game, history and position).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JassState {
     game: JassGame,
     phase: Phase,

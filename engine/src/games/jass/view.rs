@@ -25,8 +25,8 @@ pub struct JassView {
     pub dealer: usize,
     /// Forehand of the current deal.
     pub forehand: usize,
-    /// Hands that this viewer may see, by seat (`None` = hidden).
-    pub hands: Vec<Option<CardSet>>,
+    /// Hands that this viewer may see, by seat (`None` = hidden), in Swiss notation.
+    pub hands: Vec<Option<SwissCards>>,
     /// Number of cards in each hand.
     pub hand_sizes: Vec<usize>,
     /// The mode, once chosen.
@@ -83,10 +83,20 @@ pub struct TrickView {
 pub struct PlayView {
     /// Who laid it.
     pub seat: usize,
-    /// The card (French notation; Swiss in `swiss`).
-    pub card: Card,
-    /// Swiss notation, e.g. `UR`.
-    pub swiss: String,
+    /// The card in Swiss notation, e.g. `UR` (Under of Roses).
+    pub card: String,
+    /// The French-pack equivalent for display, e.g. `J♥`.
+    pub french: String,
+}
+
+/// Cards serialized as a list in Swiss notation (`["6B", "UR"]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwissCards(pub CardSet);
+
+impl Serialize for SwissCards {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Card::swiss))
+    }
 }
 
 /// A Wys shown.
@@ -97,8 +107,8 @@ pub struct WysView {
     pub kind: super::WysKind,
     /// Text, e.g. `run 7A-9A`.
     pub name: String,
-    /// Its cards.
-    pub cards: CardSet,
+    /// Its cards, in Swiss notation.
+    pub cards: SwissCards,
     /// Its points.
     pub points: u32,
 }
@@ -115,8 +125,8 @@ pub struct ActionView {
 fn play_view(seat: usize, card: Card) -> PlayView {
     PlayView {
         seat,
-        card,
-        swiss: card.swiss(),
+        card: card.swiss(),
+        french: card.unicode(),
     }
 }
 
@@ -167,7 +177,7 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
                     .map(|i: WysItem| WysView {
                         kind: i.kind(),
                         name: i.name(),
-                        cards: i.cards(),
+                        cards: SwissCards(i.cards()),
                         points: i.points(&s.game),
                     })
                     .collect()
@@ -194,7 +204,9 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
         deal_number: u32::from(s.deal_no) + 1,
         dealer: s.dealer(),
         forehand: s.forehand(),
-        hands: (0..4).map(|p| sees(p).then_some(s.hands[p])).collect(),
+        hands: (0..4)
+            .map(|p| sees(p).then_some(SwissCards(s.hands[p])))
+            .collect(),
         hand_sizes: (0..4).map(|p| s.hands[p].len()).collect(),
         mode: s.mode,
         multiplier: s.mode.map(|m| s.game.multiplier(m)),

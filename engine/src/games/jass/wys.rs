@@ -175,7 +175,7 @@ fn rank_at(bit: u8) -> Rank {
 }
 
 /// The facts compared in §8.3, in order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct WysInfo {
     pub points: u16,
     pub cards: u8,
