@@ -21,8 +21,8 @@ use crate::state::PyState;
 /// Raises:
 ///     UnknownGameError: the name is not registered.
 ///     InvalidOptionError: an unknown option key or a value the option does not allow.
-#[pyclass(module = "cardhouse", name = "Game", frozen, eq)]
-#[derive(Clone, Debug, PartialEq)]
+#[pyclass(module = "cardhouse", name = "Game", frozen, eq, hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PyGame {
     pub(crate) game: AnyGame,
 }

@@ -19,8 +19,10 @@ use crate::game::PyGame;
 ///
 /// Player ids follow OpenSpiel: ``current_player`` is a seat ``0..num_players``,
 /// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
-#[pyclass(module = "cardhouse", name = "State")]
-#[derive(Clone, Debug)]
+/// Two states are ``==`` when they are the same position of the same game with the same
+/// history; states are mutable, so they are not hashable.
+#[pyclass(module = "cardhouse", name = "State", eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PyState {
     pub(crate) state: AnyState,
     /// Cached from the game: size of the player action space.

@@ -110,3 +110,12 @@ def test_replay_reproduces_history() -> None:
         state.apply(state.legal_actions()[-1])
     again = game.replay(state.history())
     assert again.to_bytes() == state.to_bytes()
+
+
+def test_games_hash_by_name_and_options() -> None:
+    a = cardhouse.new_game("jass", scope="deal")
+    b = cardhouse.new_game("jass", scope="deal")
+    c = cardhouse.new_game("jass")
+    assert a == b and hash(a) == hash(b)
+    assert a != c
+    assert len({a, b, c}) == 2

@@ -230,3 +230,17 @@ def test_resample_keeps_the_seat_consistent() -> None:
         sampled = state.resample(seat, 1)
         np.testing.assert_array_equal(sampled.observation(seat), state.observation(seat))
         assert sampled.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_states_compare_by_position_and_are_not_hashable(name: str, options: dict[str, Any]) -> None:
+    game = cardhouse.new_game(name, **options)
+    a = game.new_initial_state()
+    a.resolve_chance(seed=3)
+    b = a.clone()
+    assert a == b and not (a != b)
+    assert a == pickle.loads(pickle.dumps(a))
+    b.apply(b.legal_actions()[0])
+    assert a != b
+    with pytest.raises(TypeError):
+        hash(a)
