@@ -92,8 +92,6 @@ struct Live {
     resigned_seat: Option<u32>,
     /// Move number per seat, then the spectator's (index `num_players`).
     known: Vec<u64>,
-    /// The actions applied by the request being handled (what the store appends).
-    applied: Vec<Action>,
 }
 
 /// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
@@ -227,7 +225,6 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
             },
             resigned_seat: s.resigned_seat,
             known,
-            applied: Vec::new(),
         },
         changes: broadcast::channel(1024).0,
     })
@@ -264,7 +261,7 @@ fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
             Viewer::Seat(v)
         };
         // A seat always knows its own actions: no need to ask the engine.
-        if actor == Player::Seat(v) || state.action_to_string_for(viewer, action).is_some() {
+        if actor == Player::Seat(v) || state.action_visible_to(viewer, action) {
             *k += 1;
         }
     }
@@ -388,9 +385,8 @@ fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, Api
     match_view_with(meta, live, role, true)
 }
 
-/// Applies chance and bot moves until a human seat is to move or the match ends. Returns
-/// the changes for watchers when `record` is set.
-fn advance(meta: &Meta, live: &mut Live, record: bool, out: &mut Vec<Change>) {
+/// Applies chance and bot moves until a human seat is to move or the match ends.
+fn advance(meta: &Meta, live: &mut Live, moves: &mut Moves) {
     loop {
         let state = &live.state;
         let action = match state.current_player() {
@@ -420,7 +416,7 @@ fn advance(meta: &Meta, live: &mut Live, record: bool, out: &mut Vec<Change>) {
             return;
         };
         // Cannot fail: unchecked.
-        let _ = apply_counted(live, action, false, record, out);
+        let _ = apply_counted(live, action, false, moves);
     }
 }
 
@@ -438,6 +434,24 @@ fn sample(outcomes: &[(Action, f64)], rng: &mut SeededRng) -> Option<Action> {
     outcomes.last().map(|&(a, _)| a)
 }
 
+/// What one request applies to a match: the actions (what the store appends) and, only if
+/// someone watches the match, the changes to broadcast.
+#[derive(Debug, Default)]
+struct Moves {
+    actions: Vec<Action>,
+    record: bool,
+    changes: Vec<Change>,
+}
+
+impl Moves {
+    fn new(record: bool) -> Moves {
+        Moves {
+            record,
+            ..Moves::default()
+        }
+    }
+}
+
 /// Applies `action`, counting it for every viewer that learns of it. `checked` actions come
 /// from clients and are validated (the state is unchanged on error); others (chance, bots)
 /// are legal by construction.
@@ -445,27 +459,21 @@ fn apply_counted(
     live: &mut Live,
     action: Action,
     checked: bool,
-    record: bool,
-    out: &mut Vec<Change>,
+    moves: &mut Moves,
 ) -> Result<(), cardhouse::Error> {
-    let before = if checked {
-        let before = live.state.clone();
-        live.state.apply(action)?;
-        count_known(&before, action, &mut live.known);
-        Some(before)
-    } else {
-        let before = record.then(|| live.state.clone());
-        count_known(&live.state, action, &mut live.known);
-        live.state.apply_unchecked(action);
-        before
-    };
-    live.applied.push(action);
+    if checked {
+        live.state.check_action(action)?;
+    }
+    let before = moves.record.then(|| Box::new(live.state.clone()));
+    count_known(&live.state, action, &mut live.known);
+    live.state.apply_unchecked(action);
+    moves.actions.push(action);
     if live.state.is_terminal() {
         live.status = pb::MatchStatus::Finished;
     }
-    if record && let Some(before) = before {
-        out.push(Change::Action {
-            before: Box::new(before),
+    if let Some(before) = before {
+        moves.changes.push(Change::Action {
+            before,
             action,
             after: live.clone(),
         });
@@ -491,7 +499,7 @@ impl Hub {
         &self,
         m: &mut Match,
         live: Live,
-        changes: Vec<Change>,
+        moves: Moves,
         snapshot: bool,
     ) -> Result<(), ApiError> {
         let stored = if snapshot {
@@ -499,12 +507,12 @@ impl Hub {
         } else {
             let from = m.live.state.move_number();
             self.store
-                .append(&m.meta.id, from as u64, &live.applied)
+                .append(&m.meta.id, from as u64, &moves.actions)
                 .await
         };
         stored.map_err(|e| ApiError::Internal(format!("match {}: {e}", m.meta.id)))?;
         m.live = live;
-        for c in changes {
+        for c in moves.changes {
             let _ = m.changes.send(Arc::new(c));
         }
         Ok(())
@@ -567,10 +575,9 @@ impl Hub {
             status: pb::MatchStatus::Active,
             resigned_seat: None,
             known: vec![0; n + 1],
-            applied: Vec::new(),
         };
         guard(|| {
-            advance(&meta, &mut live, false, &mut Vec::new());
+            advance(&meta, &mut live, &mut Moves::new(false));
             Ok(())
         })?;
         self.store
@@ -663,19 +670,17 @@ impl Hub {
                 ));
             }
         };
-        let record = m.changes.receiver_count() > 0;
         let meta = Arc::clone(&m.meta);
         let mut live = m.live.clone();
-        live.applied.clear();
-        let mut changes = Vec::new();
+        let mut moves = Moves::new(m.changes.receiver_count() > 0);
         guard(|| {
-            apply_counted(&mut live, action, true, record, &mut changes)?;
-            advance(&meta, &mut live, record, &mut changes);
+            apply_counted(&mut live, action, true, &mut moves)?;
+            advance(&meta, &mut live, &mut moves);
             Ok(())
         })?;
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != pb::MatchStatus::Active;
-        self.commit(&mut m, live, changes, snapshot).await?;
+        self.commit(&mut m, live, moves, snapshot).await?;
         tracing::debug!(
             match_id = %meta.id,
             seat,
@@ -739,10 +744,13 @@ impl Hub {
         let mut live = m.live.clone();
         live.status = status;
         live.resigned_seat = resigned;
-        let changes = vec![Change::Ended {
-            after: live.clone(),
-        }];
-        self.commit(&mut m, live, changes, true).await?;
+        let moves = Moves {
+            changes: vec![Change::Ended {
+                after: live.clone(),
+            }],
+            ..Moves::default()
+        };
+        self.commit(&mut m, live, moves, true).await?;
         tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
         guard(|| match_view(&m.meta, &m.live, role))
     }
