@@ -9,16 +9,20 @@
 //! match. On open, the log is folded into the snapshots (replayed with the engine's checked
 //! `apply`) and cleared.
 //!
-//! Writes go through one writer thread that commits every write waiting in its queue in one
-//! durable transaction (group commit) and acknowledges each write only after that commit
-//! returned. A handler acknowledges a move to its client only after its write was
-//! acknowledged, so nothing acknowledged is lost.
+//! Writes are group committed: a committer task on the async runtime collects every write
+//! waiting in its queue, hands them as one batch to a dedicated writer thread that commits
+//! them in one durable transaction (the blocking `fsync` never runs on a runtime thread), and
+//! acknowledges each write only after that commit returned. Writes arriving meanwhile form
+//! the next batch. A handler acknowledges a move to its client only after its write was
+//! acknowledged, so nothing acknowledged is lost. The hand-offs between the runtime and the
+//! writer thread are one per batch, not one per write: waking a thread costs more than a
+//! small write.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc as async_mpsc, oneshot};
 
 /// Match id → encoded [`StoredMatch`].
 const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("matches");
@@ -100,14 +104,30 @@ enum Write {
     Log { value: Vec<u8> },
 }
 
+/// The outcome of a commit, as each write of its batch is told.
+type CommitResult = Result<(), String>;
+
 struct WriteOp {
     write: Write,
-    ack: oneshot::Sender<Result<(), String>>,
+    ack: oneshot::Sender<CommitResult>,
 }
 
+/// To the committer task.
 enum Msg {
     Write(WriteOp),
-    /// Stop the writer and close the database file; acknowledged once it is closed.
+    /// Stop after the writes already queued and close the database file; acknowledged once
+    /// it is closed.
+    Close(oneshot::Sender<()>),
+}
+
+/// From the committer task to the writer thread.
+enum Job {
+    /// Commit these writes in one durable transaction.
+    Commit {
+        writes: Vec<Write>,
+        done: oneshot::Sender<CommitResult>,
+    },
+    /// Close the database file.
     Close(oneshot::Sender<()>),
 }
 
@@ -118,7 +138,7 @@ pub struct Store {
 }
 
 struct RedbStore {
-    writes: mpsc::Sender<Msg>,
+    writes: async_mpsc::UnboundedSender<Msg>,
 }
 
 impl std::fmt::Debug for RedbStore {
@@ -134,11 +154,15 @@ impl Store {
         Store { inner: None }
     }
 
-    /// Opens (or creates) `dir/matches.redb` and reads every stored match.
+    /// Opens (or creates) `dir/matches.redb` and reads every stored match. Blocks; call it
+    /// from a blocking context inside a Tokio runtime, which runs the store's committer task.
     ///
     /// # Errors
     /// If the directory cannot be created, the database cannot be opened or a record does
     /// not decode.
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime.
     pub fn open(dir: &Path) -> Result<(Store, Vec<StoredMatch>), StoreError> {
         std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
             path: dir.to_owned(),
@@ -151,15 +175,18 @@ impl Store {
         txn.open_table(MOVES).map_err(StoreError::db)?;
         txn.commit().map_err(StoreError::db)?;
         let stored = load_and_compact(&db)?;
+        let next_seq = last_seq(&db).map_err(StoreError::Db)?;
 
-        let (tx, rx) = mpsc::channel::<Msg>();
+        let (jobs, job_rx) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("cardhouse-store".into())
-            .spawn(move || writer(db, &rx))
+            .spawn(move || writer(db, next_seq, &job_rx))
             .map_err(|e| StoreError::Corrupt {
                 key: String::new(),
                 reason: format!("cannot start the writer thread: {e}"),
             })?;
+        let (tx, rx) = async_mpsc::unbounded_channel();
+        tokio::runtime::Handle::current().spawn(committer(rx, jobs));
         let store = Store {
             inner: Some(Arc::new(RedbStore { writes: tx })),
         };
@@ -231,6 +258,60 @@ impl Store {
         }
     }
 }
+
+/// The committer task: takes every write waiting, has the writer thread commit them as one
+/// batch, then acknowledges each. Writes sent after `Close` (or after the runtime dropped
+/// this task) find the queue gone and fail with [`StoreError::WriterGone`].
+async fn committer(mut rx: async_mpsc::UnboundedReceiver<Msg>, jobs: mpsc::Sender<Job>) {
+    let mut closing = None;
+    while closing.is_none() {
+        let Some(first) = rx.recv().await else {
+            break;
+        };
+        let mut writes = Vec::new();
+        let mut acks = Vec::new();
+        let mut next = Some(first);
+        while let Some(msg) = next {
+            match msg {
+                Msg::Write(op) => {
+                    writes.push(op.write);
+                    acks.push(op.ack);
+                }
+                Msg::Close(ack) => {
+                    closing = Some(ack);
+                    break;
+                }
+            }
+            next = if writes.len() < MAX_GROUP {
+                rx.try_recv().ok()
+            } else {
+                None
+            };
+        }
+        if writes.is_empty() {
+            continue;
+        }
+        let (done, result) = oneshot::channel();
+        let result = match jobs.send(Job::Commit { writes, done }) {
+            Ok(()) => result.await.unwrap_or_else(|_| Err(WRITER_GONE.to_owned())),
+            Err(_) => Err(WRITER_GONE.to_owned()),
+        };
+        for ack in acks {
+            // The handler may have gone away (client cancelled); the write stands anyway.
+            let _ = ack.send(result.clone());
+        }
+    }
+    rx.close();
+    let (ack, closed) = oneshot::channel();
+    if jobs.send(Job::Close(ack)).is_ok() {
+        let _ = closed.await;
+    }
+    if let Some(ack) = closing {
+        let _ = ack.send(());
+    }
+}
+
+const WRITER_GONE: &str = "the match store's writer thread has stopped";
 
 /// Every stored match with its logged moves folded in; then the folded snapshots replace
 /// the headers and the log is cleared, in one transaction.
@@ -313,40 +394,26 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
     Ok(out)
 }
 
-fn writer(db: Database, rx: &mpsc::Receiver<Msg>) {
-    let mut next_seq = match last_seq(&db) {
-        Ok(seq) => seq,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot read the move log");
-            return;
+/// The writer thread: commits each batch durably, in order, and closes the database file
+/// when told to (or when the committer task is gone).
+fn writer(db: Database, mut next_seq: u64, jobs: &mpsc::Receiver<Job>) {
+    let closed = loop {
+        match jobs.recv() {
+            Ok(Job::Commit { writes, done }) => {
+                let result = commit(&db, &writes, &mut next_seq).map_err(|e| {
+                    tracing::error!(error = %e, writes = writes.len(), "store commit failed");
+                    "the match store could not commit".to_owned()
+                });
+                let _ = done.send(result);
+            }
+            Ok(Job::Close(ack)) => break Some(ack),
+            Err(_) => break None,
         }
     };
-    let mut closing = None;
-    while let Ok(first) = rx.recv() {
-        let mut batch = Vec::new();
-        match first {
-            Msg::Write(op) => batch.push(op),
-            Msg::Close(ack) => closing = Some(ack),
-        }
-        while closing.is_none() && batch.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(Msg::Write(op)) => batch.push(op),
-                Ok(Msg::Close(ack)) => closing = Some(ack),
-                Err(_) => break,
-            }
-        }
-        if !batch.is_empty() {
-            commit_and_ack(&db, batch, &mut next_seq);
-        }
-        if closing.is_some() {
-            break;
-        }
-    }
     drop(db);
-    if let Some(ack) = closing {
+    if let Some(ack) = closed {
         let _ = ack.send(());
     }
-    // Writes sent after Close find the receiver gone and fail with WriterGone.
 }
 
 /// The sequence number after the log's last entry.
@@ -356,25 +423,14 @@ fn last_seq(db: &Database) -> Result<u64, redb::Error> {
     Ok(log.last()?.map_or(0, |(k, _)| k.value() + 1))
 }
 
-fn commit_and_ack(db: &Database, batch: Vec<WriteOp>, next_seq: &mut u64) {
-    let result = commit(db, &batch, next_seq).map_err(|e| {
-        tracing::error!(error = %e, writes = batch.len(), "store commit failed");
-        "the match store could not commit".to_owned()
-    });
-    for op in batch {
-        // The handler may have gone away (client cancelled); the write stands anyway.
-        let _ = op.ack.send(result.clone());
-    }
-}
-
-fn commit(db: &Database, batch: &[WriteOp], next_seq: &mut u64) -> Result<(), redb::Error> {
+fn commit(db: &Database, writes: &[Write], next_seq: &mut u64) -> Result<(), redb::Error> {
     let txn = db.begin_write()?;
     let mut seq = *next_seq;
     {
         let mut headers = txn.open_table(MATCHES)?;
         let mut log = txn.open_table(MOVES)?;
-        for op in batch {
-            match &op.write {
+        for write in writes {
+            match write {
                 Write::Header { key, value } => {
                     headers.insert(key.as_str(), value.as_slice())?;
                 }
