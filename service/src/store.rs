@@ -1,23 +1,32 @@
-//! Where matches are kept across restarts: an embedded redb database, or nothing (in-memory
-//! mode, for tests).
+//! Where matches are kept across restarts: a data directory, or nothing (in-memory mode, for
+//! tests).
 //!
-//! Two tables: `matches` holds one header per match (tokens, seed, seats, status and a state
-//! snapshot), written when a match is created or ends; `moves` is an append-only log keyed by
-//! a global sequence number, one small entry per accepted `Act` (the actions it applied,
-//! bots' and chance's included). Appending at the end of one B-tree keeps each commit to a
-//! few pages, where rewriting every match's state under its own key would rewrite a page per
-//! match. On open, the log is folded into the snapshots (replayed with the engine's checked
-//! `apply`) and cleared.
+//! * `matches.redb`, an embedded redb database, holds one header per match (tokens, seed,
+//!   seats, status and a state snapshot), written when a match is created or ends.
+//! * `moves.log` is an append-only file with one small record per accepted `Act` (the
+//!   actions it applied, bots' and chance's included). Each record is framed by its length
+//!   and a checksum, so a record torn by a crash during its write (never acknowledged) is
+//!   recognised and dropped on the next start. A commit appends a batch of records with one
+//!   `write` and one `fdatasync`: about one page, where a B-tree commit rewrites a leaf, its
+//!   branches, the allocator's tables and the header.
+//!
+//! On open, the log (and the `moves` table of data directories written by earlier versions)
+//! is folded into the snapshots (replayed with the engine's checked `apply`), the snapshots
+//! are committed and the log is cleared. A crash between the two only replays entries that
+//! the snapshots already hold, which are skipped by their history index.
 //!
 //! Writes are group committed: a committer task on the async runtime collects every write
-//! waiting in its queue, hands them as one batch to a dedicated writer thread that commits
-//! them in one durable transaction (the blocking `fsync` never runs on a runtime thread), and
-//! acknowledges each write only after that commit returned. Writes arriving meanwhile form
-//! the next batch. A handler acknowledges a move to its client only after its write was
-//! acknowledged, so nothing acknowledged is lost. The hand-offs between the runtime and the
-//! writer thread are one per batch, not one per write: waking a thread costs more than a
-//! small write.
+//! waiting in its queue, hands them as one batch to a dedicated writer thread that makes them
+//! durable (the blocking `fsync` never runs on a runtime thread), and acknowledges each write
+//! only after that returned. Writes arriving meanwhile form the next batch. A handler
+//! acknowledges a move to its client only after its write was acknowledged, so nothing
+//! acknowledged is lost. The hand-offs between the runtime and the writer thread are one per
+//! batch, not one per write: waking a thread costs more than a small write. After a failed
+//! write the store refuses every later write (the file's state is then unknown), so nothing
+//! is acknowledged that a restart would not find.
 
+use std::fs::File;
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 
@@ -26,11 +35,15 @@ use tokio::sync::{mpsc as async_mpsc, oneshot};
 
 /// Match id → encoded [`StoredMatch`].
 const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("matches");
-/// Sequence number → encoded [`LogEntry`].
+/// Sequence number → encoded [`LogEntry`]: the move log of earlier versions, folded on open.
 const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("moves");
+/// The move log's file name in the data directory.
+const MOVE_LOG: &str = "moves.log";
 
 /// Most writes committed in one transaction.
 const MAX_GROUP: usize = 4096;
+/// How many times the committer yields to the runtime to let a batch grow (see `committer`).
+const BATCH_YIELDS: usize = 3;
 
 /// A match as stored: everything needed to resume it exactly. The state is the engine's
 /// versioned bytes (game, options, rules version, full history); chance and bot choices are
@@ -91,6 +104,11 @@ pub enum StoreError {
     WriterGone,
     #[error("record {key}: {reason}")]
     Corrupt { key: String, reason: String },
+    #[error("move log {path}: {source}")]
+    Log {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl StoreError {
@@ -174,13 +192,13 @@ impl Store {
         txn.open_table(MATCHES).map_err(StoreError::db)?;
         txn.open_table(MOVES).map_err(StoreError::db)?;
         txn.commit().map_err(StoreError::db)?;
-        let stored = load_and_compact(&db)?;
-        let next_seq = last_seq(&db).map_err(StoreError::Db)?;
+        let mut log = MoveLog::open(dir)?;
+        let stored = load_and_compact(&db, &mut log)?;
 
         let (jobs, job_rx) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("cardhouse-store".into())
-            .spawn(move || writer(db, next_seq, &job_rx))
+            .spawn(move || writer(db, log, &job_rx))
             .map_err(|e| StoreError::Corrupt {
                 key: String::new(),
                 reason: format!("cannot start the writer thread: {e}"),
@@ -268,26 +286,25 @@ async fn committer(mut rx: async_mpsc::UnboundedReceiver<Msg>, jobs: mpsc::Sende
         let Some(first) = rx.recv().await else {
             break;
         };
-        let mut writes = Vec::new();
-        let mut acks = Vec::new();
-        let mut next = Some(first);
-        while let Some(msg) = next {
-            match msg {
-                Msg::Write(op) => {
-                    writes.push(op.write);
-                    acks.push(op.ack);
-                }
-                Msg::Close(ack) => {
-                    closing = Some(ack);
-                    break;
-                }
+        let mut batch = Batch::default();
+        batch.push(first);
+        batch.drain(&mut rx);
+        // Under concurrent load (more than one write waiting), let the requests already
+        // running on the runtime reach the store too before committing: a yield costs
+        // microseconds, a commit an `fdatasync`. A lone write is committed at once.
+        for _ in 0..BATCH_YIELDS {
+            if batch.closing.is_some() || batch.writes.len() < 2 {
+                break;
             }
-            next = if writes.len() < MAX_GROUP {
-                rx.try_recv().ok()
-            } else {
-                None
-            };
+            tokio::task::yield_now().await;
+            batch.drain(&mut rx);
         }
+        let Batch {
+            writes,
+            acks,
+            closing: close,
+        } = batch;
+        closing = close;
         if writes.is_empty() {
             continue;
         }
@@ -311,11 +328,43 @@ async fn committer(mut rx: async_mpsc::UnboundedReceiver<Msg>, jobs: mpsc::Sende
     }
 }
 
+/// Writes taken from the committer's queue for one commit.
+#[derive(Default)]
+struct Batch {
+    writes: Vec<Write>,
+    acks: Vec<oneshot::Sender<CommitResult>>,
+    /// Set once `Close` was taken: nothing after it belongs to this store.
+    closing: Option<oneshot::Sender<()>>,
+}
+
+impl Batch {
+    fn push(&mut self, msg: Msg) {
+        match msg {
+            Msg::Write(op) => {
+                self.writes.push(op.write);
+                self.acks.push(op.ack);
+            }
+            Msg::Close(ack) => self.closing = Some(ack),
+        }
+    }
+
+    /// Takes whatever is waiting, up to [`MAX_GROUP`] writes or a `Close`.
+    fn drain(&mut self, rx: &mut async_mpsc::UnboundedReceiver<Msg>) {
+        while self.closing.is_none() && self.writes.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(msg) => self.push(msg),
+                Err(_) => return,
+            }
+        }
+    }
+}
+
 const WRITER_GONE: &str = "the match store's writer thread has stopped";
 
 /// Every stored match with its logged moves folded in; then the folded snapshots replace
-/// the headers and the log is cleared, in one transaction.
-fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
+/// the headers (and the `moves` table of earlier versions is emptied) in one transaction,
+/// and then the log file is cleared.
+fn load_and_compact(db: &Database, log: &mut MoveLog) -> Result<Vec<StoredMatch>, StoreError> {
     let corrupt = |key: &str, reason: String| StoreError::Corrupt {
         key: key.to_owned(),
         reason,
@@ -329,16 +378,28 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
             .map_err(|e| corrupt(k.value(), e.to_string()))?;
         matches.insert(m.id.clone(), (m, None::<cardhouse::AnyState>));
     }
-    let log = txn.open_table(MOVES).map_err(StoreError::db)?;
-    let mut logged = 0usize;
-    for row in log.iter().map_err(StoreError::db)? {
+    // Entries in the order they were committed: the table's (older), then the file's.
+    let mut entries = Vec::new();
+    let table = txn.open_table(MOVES).map_err(StoreError::db)?;
+    for row in table.iter().map_err(StoreError::db)? {
         let (k, v) = row.map_err(StoreError::db)?;
-        let key = format!("move log entry {}", k.value());
-        let e = <LogEntry as prost::Message>::decode(v.value())
-            .map_err(|e| corrupt(&key, e.to_string()))?;
+        entries.push((
+            format!("move table entry {}", k.value()),
+            v.value().to_vec(),
+        ));
+    }
+    drop(table);
+    drop(headers);
+    drop(txn);
+    for (i, record) in log.read_all()?.into_iter().enumerate() {
+        entries.push((format!("move log record {i}"), record));
+    }
+    for (key, bytes) in &entries {
+        let e = <LogEntry as prost::Message>::decode(bytes.as_slice())
+            .map_err(|e| corrupt(key, e.to_string()))?;
         let (m, state) = matches
             .get_mut(&e.id)
-            .ok_or_else(|| corrupt(&key, format!("no match {}", e.id)))?;
+            .ok_or_else(|| corrupt(key, format!("no match {}", e.id)))?;
         if state.is_none() {
             *state = Some(
                 cardhouse::state_from_bytes(&m.state).map_err(|e| corrupt(&m.id, e.to_string()))?,
@@ -350,7 +411,7 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
         let len = state.move_number() as u64;
         if e.from > len {
             return Err(corrupt(
-                &key,
+                key,
                 format!("gap: history has {len} actions, entry starts at {}", e.from),
             ));
         }
@@ -358,13 +419,9 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
         for &a in e.actions.iter().skip((len - e.from) as usize) {
             state
                 .apply(a)
-                .map_err(|err| corrupt(&key, err.to_string()))?;
+                .map_err(|err| corrupt(key, err.to_string()))?;
         }
-        logged += 1;
     }
-    drop(log);
-    drop(headers);
-    drop(txn);
     let mut out = Vec::with_capacity(matches.len());
     for (_, (mut m, state)) in matches {
         if let Some(state) = state {
@@ -372,7 +429,7 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
         }
         out.push(m);
     }
-    if logged > 0 {
+    if !entries.is_empty() {
         let txn = db.begin_write().map_err(StoreError::db)?;
         {
             let mut headers = txn.open_table(MATCHES).map_err(StoreError::db)?;
@@ -387,23 +444,31 @@ fn load_and_compact(db: &Database) -> Result<Vec<StoredMatch>, StoreError> {
         txn.commit().map_err(StoreError::db)?;
         tracing::info!(
             matches = out.len(),
-            entries = logged,
+            entries = entries.len(),
             "folded the move log into the snapshots"
         );
     }
+    // Also when nothing was folded: new records must not follow a torn one.
+    log.clear()?;
     Ok(out)
 }
 
-/// The writer thread: commits each batch durably, in order, and closes the database file
-/// when told to (or when the committer task is gone).
-fn writer(db: Database, mut next_seq: u64, jobs: &mpsc::Receiver<Job>) {
+/// The writer thread: makes each batch durable, in order, and closes the database file when
+/// told to (or when the committer task is gone).
+fn writer(db: Database, mut log: MoveLog, jobs: &mpsc::Receiver<Job>) {
+    let mut failed = false;
     let closed = loop {
         match jobs.recv() {
             Ok(Job::Commit { writes, done }) => {
-                let result = commit(&db, &writes, &mut next_seq).map_err(|e| {
-                    tracing::error!(error = %e, writes = writes.len(), "store commit failed");
-                    "the match store could not commit".to_owned()
-                });
+                let result = if failed {
+                    Err("the match store failed earlier and takes no more writes".to_owned())
+                } else {
+                    commit(&db, &mut log, &writes).map_err(|e| {
+                        tracing::error!(error = %e, writes = writes.len(), "store commit failed; refusing further writes");
+                        failed = true;
+                        "the match store could not commit".to_owned()
+                    })
+                };
                 let _ = done.send(result);
             }
             Ok(Job::Close(ack)) => break Some(ack),
@@ -411,37 +476,174 @@ fn writer(db: Database, mut next_seq: u64, jobs: &mpsc::Receiver<Job>) {
         }
     };
     drop(db);
+    drop(log);
     if let Some(ack) = closed {
         let _ = ack.send(());
     }
 }
 
-/// The sequence number after the log's last entry.
-fn last_seq(db: &Database) -> Result<u64, redb::Error> {
-    let txn = db.begin_read()?;
-    let log = txn.open_table(MOVES)?;
-    Ok(log.last()?.map_or(0, |(k, _)| k.value() + 1))
-}
-
-fn commit(db: &Database, writes: &[Write], next_seq: &mut u64) -> Result<(), redb::Error> {
-    let txn = db.begin_write()?;
-    let mut seq = *next_seq;
-    {
-        let mut headers = txn.open_table(MATCHES)?;
-        let mut log = txn.open_table(MOVES)?;
-        for write in writes {
-            match write {
-                Write::Header { key, value } => {
-                    headers.insert(key.as_str(), value.as_slice())?;
-                }
-                Write::Log { value } => {
-                    log.insert(seq, value.as_slice())?;
-                    seq += 1;
-                }
-            }
+/// Makes `writes` durable: the log records with one append and one `fdatasync`, the headers
+/// (if any) in one redb transaction.
+fn commit(db: &Database, log: &mut MoveLog, writes: &[Write]) -> Result<(), StoreError> {
+    let mut records = Vec::new();
+    let mut headers = Vec::new();
+    for write in writes {
+        match write {
+            Write::Header { key, value } => headers.push((key, value)),
+            Write::Log { value } => frame(value, &mut records),
         }
     }
-    txn.commit()?;
-    *next_seq = seq;
+    if !records.is_empty() {
+        log.append(&records)?;
+    }
+    if !headers.is_empty() {
+        let txn = db.begin_write().map_err(StoreError::db)?;
+        {
+            let mut table = txn.open_table(MATCHES).map_err(StoreError::db)?;
+            for (key, value) in headers {
+                table
+                    .insert(key.as_str(), value.as_slice())
+                    .map_err(StoreError::db)?;
+            }
+        }
+        txn.commit().map_err(StoreError::db)?;
+    }
     Ok(())
+}
+
+/// Bytes of a record's frame before its payload: length (u32 LE), checksum (u64 LE).
+const FRAME: usize = 12;
+
+/// Appends `payload` to `out` as one framed record.
+fn frame(payload: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&checksum(payload).to_le_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// FNV-1a (64 bit): enough to tell a record torn by a crash from a whole one.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The append-only move log file.
+struct MoveLog {
+    path: PathBuf,
+    file: File,
+}
+
+impl MoveLog {
+    /// Opens (or creates, durably) `dir/moves.log`.
+    fn open(dir: &Path) -> Result<MoveLog, StoreError> {
+        let path = dir.join(MOVE_LOG);
+        let err = |source| StoreError::Log {
+            path: path.clone(),
+            source,
+        };
+        let existed = path.exists();
+        let file = File::options()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(err)?;
+        if !existed {
+            // Make the new directory entry durable too.
+            File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
+        }
+        Ok(MoveLog { path, file })
+    }
+
+    fn err(&self, source: std::io::Error) -> StoreError {
+        StoreError::Log {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Every whole record, in order. A torn or corrupt tail is dropped (logged); it was never
+    /// acknowledged, since its `fdatasync` had not returned.
+    fn read_all(&mut self) -> Result<Vec<Vec<u8>>, StoreError> {
+        let mut bytes = Vec::new();
+        (&self.file)
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.err(e))?;
+        let mut records = Vec::new();
+        let mut rest = bytes.as_slice();
+        while !rest.is_empty() {
+            let Some(record) = next_record(rest) else {
+                tracing::warn!(
+                    bytes = rest.len(),
+                    records = records.len(),
+                    "dropping an incomplete record at the end of the move log"
+                );
+                break;
+            };
+            rest = &rest[FRAME + record.len()..];
+            records.push(record.to_vec());
+        }
+        Ok(records)
+    }
+
+    /// Appends framed `records` and waits until they are on disk.
+    fn append(&mut self, records: &[u8]) -> Result<(), StoreError> {
+        self.file
+            .write_all(records)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Empties the log, durably.
+    fn clear(&mut self) -> Result<(), StoreError> {
+        self.file
+            .set_len(0)
+            .and_then(|()| self.file.sync_all())
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// The payload of the record at the start of `bytes`, if it is whole.
+fn next_record(bytes: &[u8]) -> Option<&[u8]> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let sum = u64::from_le_bytes(bytes.get(4..FRAME)?.try_into().ok()?);
+    let payload = bytes.get(FRAME..FRAME + len)?;
+    (checksum(payload) == sum).then_some(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_log_keeps_whole_records_and_drops_a_torn_tail() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut log = MoveLog::open(dir.path()).expect("open");
+        let mut batch = Vec::new();
+        frame(b"first", &mut batch);
+        frame(b"", &mut batch);
+        log.append(&batch).expect("append");
+        let mut torn = Vec::new();
+        frame(b"second, torn", &mut torn);
+        log.append(&torn[..torn.len() - 3]).expect("append");
+        drop(log);
+
+        let mut log = MoveLog::open(dir.path()).expect("reopen");
+        assert_eq!(
+            log.read_all().expect("read"),
+            vec![b"first".to_vec(), Vec::new()]
+        );
+        log.clear().expect("clear");
+        assert!(log.read_all().expect("read").is_empty());
+    }
+
+    #[test]
+    fn a_corrupt_record_ends_the_log() {
+        let mut bytes = Vec::new();
+        frame(b"payload", &mut bytes);
+        assert_eq!(next_record(&bytes), Some(&b"payload"[..]));
+        bytes[FRAME] ^= 1;
+        assert_eq!(next_record(&bytes), None);
+    }
 }

@@ -185,3 +185,57 @@ def _hands(view):
     from google.protobuf.json_format import MessageToDict
 
     return MessageToDict(view)["hands"]
+
+
+def _spawn(data_dir: pathlib.Path):
+    """The `cardhouse` binary on 127.0.0.1:0 over `data_dir`; returns (process, address)."""
+    proc = subprocess.Popen(
+        [_binary(), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    assert line.startswith("cardhouse listening on "), f"unexpected server output: {line!r}"
+    return proc, line.rsplit(" ", 1)[1].strip()
+
+
+def test_acknowledged_moves_survive_a_crash(stubs, tmp_path):
+    """Every acknowledged Act is on disk: SIGKILL (no shutdown) loses none of them."""
+    pb, matches_grpc = stubs["matches_pb2"], stubs["matches_pb2_grpc"]
+    rng = random.Random(11)
+    proc, addr = _spawn(tmp_path / "data")
+    try:
+        with grpc.insecure_channel(addr) as channel:
+            matches = matches_grpc.MatchesStub(channel)
+            created = matches.CreateMatch(
+                pb.CreateMatchRequest(
+                    game="jass",
+                    seed=5,
+                    seats=[pb.SEAT_KIND_HUMAN, pb.SEAT_KIND_RANDOM_BOT, pb.SEAT_KIND_RANDOM_BOT, pb.SEAT_KIND_RANDOM_BOT],
+                )
+            )
+            auth = _auth(created.seat_tokens[0].token)
+            view = matches.GetView(pb.GetViewRequest(match_id=created.match_id), metadata=auth).view
+            for _ in range(25):
+                action = rng.choice(list(view.legal_actions))
+                view = matches.Act(
+                    pb.ActRequest(
+                        match_id=created.match_id, action_id=action.id, expected_move_number=view.move_number
+                    ),
+                    metadata=auth,
+                ).view
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+    proc, addr = _spawn(tmp_path / "data")
+    try:
+        with grpc.insecure_channel(addr) as channel:
+            matches = matches_grpc.MatchesStub(channel)
+            again = matches.GetView(pb.GetViewRequest(match_id=created.match_id), metadata=auth).view
+            assert again.move_number == view.move_number
+            assert list(again.legal_actions) == list(view.legal_actions)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
