@@ -2,7 +2,7 @@
 //!
 //! In one process and one run it starts, each on `127.0.0.1:0`:
 //! * a bare tonic unary **echo** service (the baseline of what tonic costs on this machine),
-//! * the **cardhouse** server with persistence on (redb in a temporary directory),
+//! * the **cardhouse** server with persistence on (a temporary data directory),
 //!
 //! then measures, one phase after the other for `--seconds` each:
 //! 1. `Echo` requests per second and p50/p99 latency,
