@@ -835,11 +835,11 @@ impl JassState {
             self.win_pos = 0;
             self.win_str = play::strength(mode, self.led, card);
         } else {
+            // Branch-free: who is winning a trick is unpredictable in random play.
             let strength = play::strength(mode, self.led, card);
-            if strength > self.win_str {
-                self.win_pos = pos;
-                self.win_str = strength;
-            }
+            let better = strength > self.win_str;
+            self.win_pos = if better { pos } else { self.win_pos };
+            self.win_str = self.win_str.max(strength);
         }
         if self.stoeck_open[seat] != 0 {
             self.check_stoeck(seat, card);
