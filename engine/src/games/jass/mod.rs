@@ -796,7 +796,12 @@ impl JassState {
             self.declared[seat] = wys::best_set(&self.game, mode, self.hands[seat]);
         }
         self.committed[seat] = true;
-        let mine = self.declared[seat].best(&self.game, mode);
+        // Most seats declare nothing: skip the search over their (empty) set.
+        let mine = if self.declared[seat].is_empty() {
+            None
+        } else {
+            self.declared[seat].best(&self.game, mode)
+        };
         let ann = wys::announce(self.best_wys.map(|b| b.1), mine);
         if ann.best {
             self.best_wys = mine.map(|m| (seat as u8, m));
