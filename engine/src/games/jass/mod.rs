@@ -485,6 +485,9 @@ pub struct JassState {
     /// Cards dealt so far in this deal.
     dealt: u8,
     hands: [CardSet; 4],
+    /// The same hands as card-action-id words (bit `a` = card action `a`): legal actions are
+    /// computed in this form, so the per-step path never converts between the two.
+    packed: [u64; 4],
     /// The 9 cards each seat was dealt (for views after the game, Stöck and resampling).
     dealt_hands: [CardSet; 4],
     mode: Option<Mode>,
@@ -540,6 +543,7 @@ impl JassState {
             to_act: 0,
             dealt: 0,
             hands: [CardSet::EMPTY; 4],
+            packed: [0; 4],
             dealt_hands: [CardSet::EMPTY; 4],
             mode: None,
             pushes: 0,
@@ -702,6 +706,7 @@ impl JassState {
     fn deal_card(&mut self, card: Card) {
         let seat = self.deal_target(self.dealt);
         self.hands[seat].insert(card);
+        self.packed[seat] |= 1 << card_action(card);
         self.dealt_hands[seat].insert(card);
         self.dealt += 1;
         self.push_log(card_action(card));
@@ -728,6 +733,7 @@ impl JassState {
             hands[(first + p) & 3] |= bits;
         }
         self.hands = hands.map(CardSet::from_bits);
+        self.packed = self.hands.map(pack_cards);
         self.dealt_hands = self.hands;
         self.log[..36].copy_from_slice(&ids);
         self.log_len = 36;
@@ -825,13 +831,14 @@ impl JassState {
     /// Lays a card. The common path (not the end of a trick, no Wys commit, no Stöck) is kept
     /// small; the rare paths are out of line.
     #[inline]
-    fn play_card(&mut self, card: Card) {
+    fn play_card(&mut self, action: Action, card: Card) {
         let seat = usize::from(self.to_act);
         let Some(mode) = self.mode else { return };
         if self.trick_no == 0 && !self.committed[seat] {
             self.commit_wys(seat);
         }
         self.hands[seat].remove(card);
+        self.packed[seat] &= !(1 << action);
         self.played_by[seat].insert(card);
         let pos = self.trick_len;
         self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
@@ -973,56 +980,50 @@ impl JassState {
         });
     }
 
-    /// Legal cards of the seat to act (§7.1, §7.2), from the incrementally kept trick state.
+    /// Legal card actions of the seat to act (§7.1, §7.2) as an action-id word, from the
+    /// packed hand and the incrementally kept trick state. Lanes are 9 bits wide (ranks 6..A).
     /// Debug builds check it against the reference [`play::legal_cards`].
-    fn legal_cards(&self) -> CardSet {
-        let hand = self.hands[usize::from(self.to_act)];
-        let Some(mode) = self.mode else {
-            return CardSet::EMPTY;
-        };
+    fn legal_cards(&self) -> u64 {
+        const LANE: u64 = 0x1FF;
+        let hand = self.packed[usize::from(self.to_act)];
+        let Some(mode) = self.mode else { return 0 };
         let legal = if self.trick_len == 0 {
             hand
         } else {
-            let led = self.led;
-            let follow = hand.of_suit(led);
+            let follow = hand & LANE << (9 * self.led as u64);
             match mode {
                 Mode::Trump(t) => {
-                    let trumps = hand.of_suit(t);
-                    if led == t {
-                        let under = CardSet::single(Card::new(Rank::UNDER, t));
-                        if (trumps - under).is_empty() {
-                            hand
-                        } else {
-                            trumps
-                        }
+                    let shift = 9 * t as u64;
+                    let trumps = hand & LANE << shift;
+                    if self.led == t {
+                        // The trump Under (rank bit 9, lane bit 5) is never forced.
+                        let under = 1u64 << (shift + 5);
+                        if trumps & !under == 0 { hand } else { trumps }
                     } else {
                         // A trump in the trick is always the winning card so far.
                         let allowed = if self.win_str >= 32 {
                             let best =
                                 self.tricks[usize::from(self.trick_no)][usize::from(self.win_pos)];
-                            let higher = CardSet::from_bits(
-                                u64::from(play::HIGHER_TRUMPS[best.rank_index()])
-                                    << (t as u64 * 16),
-                            ) & trumps;
+                            let higher = (u64::from(play::HIGHER_TRUMPS[best.rank_index()]) >> 4)
+                                << shift
+                                & trumps;
                             match self.game.undertrump_rule {
-                                UndertrumpRule::AllowedIfCannotOvertrump if higher.is_empty() => {
-                                    trumps
-                                }
+                                UndertrumpRule::AllowedIfCannotOvertrump if higher == 0 => trumps,
                                 _ => higher,
                             }
                         } else {
                             trumps
                         };
-                        if !follow.is_empty() {
+                        if follow != 0 {
                             follow | allowed
                         } else {
-                            let l = (hand - trumps) | allowed;
-                            if l.is_empty() { trumps } else { l }
+                            let l = (hand & !trumps) | allowed;
+                            if l == 0 { trumps } else { l }
                         }
                     }
                 }
                 _ => {
-                    if follow.is_empty() {
+                    if follow == 0 {
                         hand
                     } else {
                         follow
@@ -1032,8 +1033,14 @@ impl JassState {
         };
         debug_assert_eq!(
             legal,
-            play::legal_cards(&self.game, mode, hand, self.trick())
+            pack_cards(play::legal_cards(
+                &self.game,
+                mode,
+                self.hands[usize::from(self.to_act)],
+                self.trick()
+            ))
         );
+        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
         legal
     }
 
@@ -1138,7 +1145,7 @@ impl State for JassState {
                 if self.trick_no == 0 && !self.committed[seat] && !self.game.auto_wys {
                     self.wys_candidates(seat, &mut set);
                 }
-                insert_cards(&mut set, self.legal_cards());
+                set.insert_bits(0, self.legal_cards());
             }
             Phase::Over => {}
         }
@@ -1244,7 +1251,7 @@ impl State for JassState {
             Phase::Play => {
                 self.push_log(action);
                 if let Some(card) = action_card(action) {
-                    self.play_card(card);
+                    self.play_card(action, card);
                 } else if let Some(item) = WysItem::from_id((action - WYS_BASE) as u8) {
                     self.declared[usize::from(self.to_act)].push(item);
                 }
