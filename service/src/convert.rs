@@ -96,7 +96,12 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
             })
             .collect());
     }
-    Ok(state
+    Ok(player_legal_actions(state))
+}
+
+/// The legal actions of the seat to move, with their text forms.
+pub fn player_legal_actions(state: &AnyState) -> Vec<pb::LegalAction> {
+    state
         .legal_actions()
         .iter()
         .map(|id| pb::LegalAction {
@@ -104,7 +109,7 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
             text: state.action_to_string(id),
             probability: 0.0,
         })
-        .collect())
+        .collect()
 }
 
 /// Decodes state bytes from a request.

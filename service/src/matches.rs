@@ -27,7 +27,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 
-use crate::convert::{game_info, json_to_struct, options_from_pb, player_to_pb};
+use crate::convert::{
+    game_info, json_to_struct, options_from_pb, player_legal_actions, player_to_pb,
+};
 use crate::engine_service::mix;
 use crate::error::{ApiError, guard};
 use crate::pb;
@@ -343,15 +345,7 @@ fn match_view_with(
     let my_turn = live.status == pb::MatchStatus::Active
         && matches!(role, Role::Seat(s) if state.current_player() == Player::Seat(s));
     let legal_actions = if my_turn {
-        state
-            .legal_actions()
-            .iter()
-            .map(|id| pb::LegalAction {
-                id,
-                text: state.action_to_string(id),
-                probability: 0.0,
-            })
-            .collect()
+        player_legal_actions(state)
     } else {
         Vec::new()
     };
