@@ -1,0 +1,113 @@
+//! Credentials: bearer tokens from request metadata, tokens at rest as hashes, constant-time
+//! comparison.
+//!
+//! Tokens are 128 random bits from the operating system, so a plain SHA-256 is enough to
+//! make the stored form useless to whoever reads the data directory (no salt or slow hash
+//! is needed against a secret that cannot be guessed). Comparisons of hashes are constant
+//! time, so response timing tells nothing about a token.
+
+use sha2::{Digest, Sha256};
+use tonic::metadata::MetadataMap;
+
+use crate::error::ApiError;
+use crate::store::{STORED_FORMAT, StoredMatch};
+
+/// The stored form of a token: `sha256:` and 64 hex digits.
+#[must_use]
+pub fn hash_token(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Constant-time equality of two strings (of hashes: their lengths are public).
+#[must_use]
+pub fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Whether `token` is the one whose hash is `stored`.
+#[must_use]
+pub fn matches_hash(token: &str, stored: &str) -> bool {
+    same(&hash_token(token), stored)
+}
+
+/// Rewrites a format-1 record (tokens in clear) to the current format (hashes).
+pub fn migrate_clear_tokens(m: &mut StoredMatch) {
+    for t in &mut m.seat_tokens {
+        if !t.is_empty() {
+            *t = hash_token(t);
+        }
+    }
+    m.owner_token = hash_token(&m.owner_token);
+    m.spectator_token = hash_token(&m.spectator_token);
+    m.format = STORED_FORMAT;
+}
+
+/// The bearer token of a request.
+///
+/// # Errors
+/// `UNAUTHENTICATED` if there is no `authorization` header, or it is not `Bearer <token>`
+/// (each case named).
+pub fn bearer(md: &MetadataMap) -> Result<String, ApiError> {
+    let value = md
+        .get("authorization")
+        .ok_or(ApiError::Unauthenticated(
+            "missing `authorization: Bearer <token>` metadata",
+        ))?
+        .to_str()
+        .map_err(|_| ApiError::Unauthenticated("the `authorization` metadata is not text"))?;
+    let malformed =
+        ApiError::Unauthenticated("the `authorization` metadata must be `Bearer <token>`");
+    let (scheme, token) = value.trim().split_once(' ').ok_or(malformed)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(ApiError::Unauthenticated(
+            "the `authorization` metadata must be `Bearer <token>`",
+        ));
+    }
+    Ok(token.trim().to_owned())
+}
+
+/// A request's bearer token checked against a configured credential (`None`: open).
+///
+/// # Errors
+/// `UNAUTHENTICATED` if a credential is configured and the request lacks it or has another.
+pub fn check_credential(
+    md: &MetadataMap,
+    required: Option<&str>,
+    what: &'static str,
+) -> Result<(), ApiError> {
+    let Some(required) = required else {
+        return Ok(());
+    };
+    let token = bearer(md)?;
+    if matches_hash(&token, &hash_token(required)) {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthenticated(what))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_stable_and_compare() {
+        let h = hash_token("abc");
+        assert_eq!(
+            h,
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert!(matches_hash("abc", &h));
+        assert!(!matches_hash("abd", &h));
+    }
+}
