@@ -1,5 +1,8 @@
 //! `cardhouse.v1.Engine`: stateless handlers over serialized states.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use cardhouse::{AnyState, Rng, SeededRng, Viewer};
 use tonic::{Request, Response, Status};
 
@@ -15,13 +18,74 @@ use crate::pb::engine_server::Engine;
 pub struct EngineLimits {
     /// Most states in one BatchStep request.
     pub max_batch_states: usize,
+    /// Most actions and chance outcomes one BatchStep request may apply in all (its work).
+    pub max_batch_actions: u64,
+    /// Largest response: a BatchStep whose results would not fit stops early with
+    /// RESOURCE_EXHAUSTED instead of building it (its memory).
+    pub max_response_bytes: usize,
 }
 
 impl Default for EngineLimits {
     fn default() -> Self {
         EngineLimits {
             max_batch_states: 100_000,
+            max_batch_actions: 50_000_000,
+            max_response_bytes: 16 * 1024 * 1024,
         }
+    }
+}
+
+/// Who may call the Engine service, which (meant for trusted callers: it applies any state
+/// it is given and shows every hand) can be switched off or put behind a credential.
+#[derive(Clone, Debug, Default)]
+pub enum EngineAccess {
+    /// Anyone who can reach the server.
+    #[default]
+    Open,
+    /// Not served (UNIMPLEMENTED).
+    Off,
+    /// Only requests with `authorization: Bearer <token>`.
+    Token(String),
+}
+
+impl EngineAccess {
+    /// The interceptor's check.
+    ///
+    /// # Errors
+    /// `UNAUTHENTICATED` without the credential.
+    #[allow(clippy::result_large_err)]
+    pub fn check(&self, req: Request<()>) -> Result<Request<()>, Status> {
+        match self {
+            EngineAccess::Open | EngineAccess::Off => Ok(req),
+            EngineAccess::Token(t) => {
+                crate::auth::check_credential(
+                    req.metadata(),
+                    Some(t),
+                    "the Engine service needs its credential (`authorization: Bearer <token>`)",
+                )?;
+                Ok(req)
+            }
+        }
+    }
+}
+
+/// Set when the client of a request has gone away (its handler future was dropped), so
+/// that blocking work for it stops.
+#[derive(Clone, Debug, Default)]
+struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Sets the flag when dropped (the handler future ends, normally or not).
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -65,10 +129,16 @@ fn new_game(
 
 /// Random playout of one state: chance from the same generator, at most `max_steps` player
 /// actions (0 = until terminal). Returns (player actions, chance outcomes).
-fn random_playout(state: &mut AnyState, rng: &mut SeededRng, max_steps: u32) -> (u32, u32) {
+fn random_playout(
+    state: &mut AnyState,
+    rng: &mut SeededRng,
+    max_steps: u32,
+    budget: &mut Budget,
+) -> Result<(u32, u32), ApiError> {
     let mut steps = 0u32;
     let mut chance = 0u32;
     loop {
+        budget.spend(1)?;
         if state.is_chance_node() {
             let before = state.move_number();
             state.resolve_chance(rng);
@@ -76,12 +146,12 @@ fn random_playout(state: &mut AnyState, rng: &mut SeededRng, max_steps: u32) -> 
             continue;
         }
         if state.is_terminal() || (max_steps != 0 && steps >= max_steps) {
-            return (steps, chance);
+            return Ok((steps, chance));
         }
         let legal = state.legal_actions();
         let n = legal.len();
         if n == 0 {
-            return (steps, chance);
+            return Ok((steps, chance));
         }
         let a = legal.nth(rng.below(n as u64) as usize).unwrap_or(0);
         // Legal by construction.
@@ -105,10 +175,62 @@ fn scripted(state: &mut AnyState, actions: &[u32]) -> Result<(u32, u32), cardhou
     Ok((steps, chance))
 }
 
+/// The work and memory one BatchStep request may still use.
+struct Budget {
+    actions_left: u64,
+    max_actions: u64,
+    bytes_left: usize,
+    max_bytes: usize,
+    cancel: Cancel,
+}
+
+impl Budget {
+    /// Counts `n` actions; fails once the request's work bound is spent or its client gone.
+    fn spend(&mut self, n: u64) -> Result<(), ApiError> {
+        if self.actions_left < n {
+            return Err(ApiError::ResourceExhausted(format!(
+                "this batch would apply more than {} actions, the limit per request; \
+                 send fewer states or set `max_steps`",
+                self.max_actions
+            )));
+        }
+        self.actions_left -= n;
+        if self.actions_left.is_multiple_of(4096) && self.cancel.is_set() {
+            return Err(ApiError::Cancelled);
+        }
+        Ok(())
+    }
+
+    /// Counts a result of `n` encoded bytes against the response limit.
+    fn hold(&mut self, n: usize) -> Result<(), ApiError> {
+        if self.bytes_left < n {
+            return Err(ApiError::ResourceExhausted(format!(
+                "the results would exceed the response limit of {} bytes; send fewer states \
+                 or leave `return_states` off",
+                self.max_bytes
+            )));
+        }
+        self.bytes_left -= n;
+        if self.cancel.is_set() {
+            return Err(ApiError::Cancelled);
+        }
+        Ok(())
+    }
+}
+
 fn batch_step(
     req: pb::BatchStepRequest,
     limits: &EngineLimits,
+    cancel: Cancel,
 ) -> Result<pb::BatchStepResponse, ApiError> {
+    let mut budget = Budget {
+        actions_left: limits.max_batch_actions,
+        max_actions: limits.max_batch_actions,
+        // Room for the totals and the framing.
+        bytes_left: limits.max_response_bytes.saturating_sub(64),
+        max_bytes: limits.max_response_bytes,
+        cancel,
+    };
     let too_many = |n: usize| {
         ApiError::ResourceExhausted(format!(
             "{n} states in one batch; at most {} are allowed",
@@ -147,10 +269,12 @@ fn batch_step(
         Some(pb::batch_step_request::Policy::Random(policy)) => {
             for (i, state) in states.iter_mut().enumerate() {
                 let mut rng = SeededRng::new(mix(policy.seed, i as u64));
-                let (s, c) = random_playout(state, &mut rng, req.max_steps);
+                let (s, c) = random_playout(state, &mut rng, req.max_steps, &mut budget)?;
                 total_steps += u64::from(s);
                 total_chance += u64::from(c);
-                results.push(step_result(state, s, c, req.return_states));
+                let result = step_result(state, s, c, req.return_states);
+                budget.hold(prost::Message::encoded_len(&result) + 8)?;
+                results.push(result);
             }
         }
         Some(pb::batch_step_request::Policy::Script(script)) => {
@@ -162,10 +286,13 @@ fn batch_step(
                 )));
             }
             for (i, (state, list)) in states.iter_mut().zip(&script.per_state).enumerate() {
+                budget.spend(list.actions.len() as u64)?;
                 let (s, c) = scripted(state, &list.actions).map_err(|e| at_index(i, e.into()))?;
                 total_steps += u64::from(s);
                 total_chance += u64::from(c);
-                results.push(step_result(state, s, c, req.return_states));
+                let result = step_result(state, s, c, req.return_states);
+                budget.hold(prost::Message::encoded_len(&result) + 8)?;
+                results.push(result);
             }
         }
         None => {
@@ -384,8 +511,11 @@ impl Engine for EngineService {
     async fn batch_step(&self, req: Request<pb::BatchStepRequest>) -> Reply<pb::BatchStepResponse> {
         let req = req.into_inner();
         let limits = self.limits.clone();
+        let cancel = Cancel::default();
+        // If this future is dropped (the client went away), the blocking work stops.
+        let _on_drop = CancelOnDrop(cancel.clone());
         // CPU-bound: run it off the async workers.
-        let out = tokio::task::spawn_blocking(move || guard(|| batch_step(req, &limits)))
+        let out = tokio::task::spawn_blocking(move || guard(|| batch_step(req, &limits, cancel)))
             .await
             .unwrap_or_else(|e| Err(ApiError::Internal(format!("batch task failed: {e}"))));
         reply(out)

@@ -15,8 +15,8 @@ pub enum ApiError {
     /// A malformed request field.
     #[error("{0}")]
     InvalidArgument(String),
-    /// No match with that id.
-    #[error("no match with id `{0}`")]
+    /// No match with that id (quoted, clipped).
+    #[error("no match with id `{}`", clip(.0, 64))]
     MatchNotFound(String),
     /// No credential, or one that is not a token of this match.
     #[error("{0}")]
@@ -51,9 +51,16 @@ pub enum ApiError {
     /// A configured limit was reached.
     #[error("{0}")]
     ResourceExhausted(String),
+    /// The client went away; the work for it stopped.
+    #[error("the request was cancelled")]
+    Cancelled,
     /// The server is shutting down.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// The match store failed a write: no change can be accepted until the server is
+    /// restarted (which checks the store).
+    #[error("the match store failed; changes are refused until the server is restarted")]
+    StoreFailed,
     /// A bug or an I/O failure: logged in full, reported as a bare `INTERNAL`.
     #[error("internal: {0}")]
     Internal(String),
@@ -93,15 +100,34 @@ impl From<ApiError> for Status {
             }
             ApiError::StaleMove { .. } => Code::Aborted,
             ApiError::ResourceExhausted(_) => Code::ResourceExhausted,
-            ApiError::ShuttingDown => Code::Unavailable,
+            ApiError::ShuttingDown | ApiError::StoreFailed => Code::Unavailable,
+            ApiError::Cancelled => Code::Cancelled,
             ApiError::Internal(_) => Code::Internal,
         };
         if code == Code::Internal {
             tracing::error!(error = %err, "internal error");
             return Status::internal("internal error");
         }
-        Status::new(code, err.to_string())
+        Status::new(code, clip(&err.to_string(), MAX_MESSAGE))
     }
+}
+
+/// Longest error message sent (in the `grpc-message` header): errors quote client input
+/// (option values, action texts, match ids), and an unbounded header would make the client
+/// drop the reply and see RESOURCE_EXHAUSTED instead of the real code.
+pub const MAX_MESSAGE: usize = 512;
+
+/// `text`, cut to at most `max` bytes on a character boundary, marked with `…` if cut.
+#[must_use]
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
 }
 
 /// Runs engine work, turning a panic into [`ApiError::Internal`] so that no request can take

@@ -4,11 +4,14 @@
 //! [`serve`] runs both (plus `grpc.health.v1` and server reflection) on a bound listener until
 //! a shutdown future resolves; the `cardhouse` binary and the tests call it alike.
 
+pub mod auth;
+pub mod connections;
 pub mod convert;
 pub mod engine_service;
 pub mod error;
 pub mod matches;
 pub mod server;
+pub mod shutdown;
 pub mod store;
 
 /// Generated `cardhouse.v1` messages, clients and servers.

@@ -4,6 +4,7 @@
 //! cardhouse serve                                  # 127.0.0.1:50051, data in ./cardhouse-data
 //! cardhouse serve --listen 0.0.0.0:50051 --data-dir /var/lib/cardhouse
 //! cardhouse serve --listen 127.0.0.1:0 --addr-file /tmp/addr --in-memory
+//! cardhouse serve --create-token "$SECRET" --engine off   # a public server
 //! ```
 //! Every flag also reads an environment variable (`CARDHOUSE_LISTEN`, ...); `RUST_LOG`
 //! filters the logs (default `info`).
@@ -12,9 +13,13 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cardhouse_server::engine_service::EngineLimits;
+use std::time::Duration;
+
+use cardhouse_server::connections::ConnectionLimits;
+use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
 use cardhouse_server::matches::MatchLimits;
-use cardhouse_server::{Config, StoreConfig, serve};
+use cardhouse_server::server::serve_with_ready;
+use cardhouse_server::{Config, StoreConfig};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
@@ -32,6 +37,13 @@ struct Cli {
 enum Command {
     /// Serve cardhouse.v1 (Engine, Matches), health and reflection until SIGINT/SIGTERM.
     Serve(ServeArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EngineMode {
+    Open,
+    Off,
+    Token,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -60,15 +72,51 @@ struct ServeArgs {
     /// Most concurrent streams per HTTP/2 connection.
     #[arg(long, env = "CARDHOUSE_MAX_CONCURRENT_STREAMS", default_value_t = 1024)]
     max_concurrent_streams: u32,
-    /// Most matches held (finished ones included).
+    /// Most matches held (ended ones included until their retention ends).
     #[arg(long, env = "CARDHOUSE_MAX_MATCHES", default_value_t = 100_000)]
     max_matches: usize,
     /// Most Watch streams per match.
     #[arg(long, env = "CARDHOUSE_MAX_WATCHERS", default_value_t = 64)]
     max_watchers_per_match: usize,
+    /// If set, CreateMatch needs `authorization: Bearer <this token>` (off: anyone may
+    /// create matches, fine for local use).
+    #[arg(long, env = "CARDHOUSE_CREATE_TOKEN", hide_env_values = true)]
+    create_token: Option<String>,
+    /// Seconds an ended match (finished, resigned, aborted) is kept, its record fetchable,
+    /// before it leaves memory and the store.
+    #[arg(long, env = "CARDHOUSE_RETENTION_SECS", default_value_t = 7 * 24 * 3600)]
+    retention_secs: u64,
+    /// Seconds an active match may go without an accepted request before it is aborted as
+    /// abandoned (then kept for the retention period).
+    #[arg(long, env = "CARDHOUSE_ABANDON_SECS", default_value_t = 30 * 24 * 3600)]
+    abandon_secs: u64,
     /// Most states in one Engine.BatchStep request.
     #[arg(long, env = "CARDHOUSE_MAX_BATCH_STATES", default_value_t = 100_000)]
     max_batch_states: usize,
+    /// Most actions one Engine.BatchStep request may apply, all states together.
+    #[arg(
+        long,
+        env = "CARDHOUSE_MAX_BATCH_ACTIONS",
+        default_value_t = 50_000_000
+    )]
+    max_batch_actions: u64,
+    /// The Engine service (trusted callers: it shows every hand): `open`, `off`, or
+    /// `token` (needs --engine-token).
+    #[arg(long, env = "CARDHOUSE_ENGINE", value_enum, default_value = "open")]
+    engine: EngineMode,
+    /// The credential of the Engine service with `--engine token`.
+    #[arg(long, env = "CARDHOUSE_ENGINE_TOKEN", hide_env_values = true)]
+    engine_token: Option<String>,
+    /// Most open connections; more are closed at once.
+    #[arg(long, env = "CARDHOUSE_MAX_CONNECTIONS", default_value_t = 4096)]
+    max_connections: usize,
+    /// Seconds a new connection has to send its first bytes.
+    #[arg(long, env = "CARDHOUSE_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
+    handshake_timeout_secs: u64,
+    /// Start even if the data directory is corrupt, keeping what is consistent and logging
+    /// everything dropped. Read the error of a normal start first; back the directory up.
+    #[arg(long, env = "CARDHOUSE_SALVAGE")]
+    salvage: bool,
     /// Seconds that open requests get to finish after SIGINT/SIGTERM.
     #[arg(long, env = "CARDHOUSE_SHUTDOWN_GRACE_SECS", default_value_t = 10)]
     shutdown_grace_secs: u64,
@@ -112,54 +160,87 @@ fn run(args: ServeArgs) -> ExitCode {
 }
 
 async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    // Signal handlers first: from here on SIGTERM means a clean shutdown, never a kill.
+    let shutdown = shutdown_signal()?;
+    let engine_access = match (args.engine, args.engine_token) {
+        (EngineMode::Open, _) => EngineAccess::Open,
+        (EngineMode::Off, _) => EngineAccess::Off,
+        (EngineMode::Token, Some(t)) if !t.is_empty() => EngineAccess::Token(t),
+        (EngineMode::Token, _) => {
+            return Err("--engine token needs --engine-token (or CARDHOUSE_ENGINE_TOKEN)".into());
+        }
+    };
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
-    let addr = listener.local_addr()?;
-    if let Some(path) = &args.addr_file {
-        // Write then rename, so a reader never sees a partial address.
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, addr.to_string())?;
-        std::fs::rename(&tmp, path)?;
-    }
-    println!("cardhouse listening on {addr}");
     let config = Config {
         store: if args.in_memory {
             StoreConfig::Memory
         } else {
             StoreConfig::Dir(args.data_dir)
         },
+        salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
         max_concurrent_streams: args.max_concurrent_streams,
+        connections: ConnectionLimits {
+            max_connections: args.max_connections,
+            handshake_timeout: Duration::from_secs(args.handshake_timeout_secs),
+        },
         engine: EngineLimits {
             max_batch_states: args.max_batch_states,
+            max_batch_actions: args.max_batch_actions,
+            ..EngineLimits::default()
         },
+        engine_access,
         matches: MatchLimits {
             max_matches: args.max_matches,
             max_watchers_per_match: args.max_watchers_per_match,
+            create_token: args.create_token.filter(|t| !t.is_empty()),
+            retention: Duration::from_secs(args.retention_secs),
+            abandon_after: Duration::from_secs(args.abandon_secs),
+            ..MatchLimits::default()
         },
-        shutdown_grace: std::time::Duration::from_secs(args.shutdown_grace_secs),
+        shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
+        ..Config::default()
     };
-    serve(listener, config, shutdown_signal()).await?;
+    let addr_file = args.addr_file;
+    serve_with_ready(listener, config, shutdown, |addr| {
+        // Announced only now: the store is open and checked, the services are built and
+        // the signal handlers are in place.
+        let Some(addr) = addr else { return };
+        if let Some(path) = &addr_file {
+            // Write then rename, so a reader never sees a partial address.
+            let tmp = path.with_extension("tmp");
+            if let Err(e) =
+                std::fs::write(&tmp, addr.to_string()).and_then(|()| std::fs::rename(&tmp, path))
+            {
+                // Nothing was served yet, and the store is crash-safe: stop here.
+                tracing::error!(error = %e, path = %path.display(), "cannot write --addr-file");
+                std::process::exit(1);
+            }
+        }
+        println!("cardhouse listening on {addr}");
+    })
+    .await?;
     Ok(())
 }
 
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Installs the SIGINT and SIGTERM handlers at once; the future resolves on either.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

@@ -17,8 +17,11 @@
 //! id (a card played is public, but a card dealt or a private declaration is not).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use cardhouse::{Action, AnyGame, AnyState, Player, Rng, SeededRng, Viewer};
 use tokio::sync::{Mutex, broadcast, mpsc, watch};
@@ -27,6 +30,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
 
+use crate::auth::{bearer, check_credential, hash_token, same};
 use crate::convert::{
     game_info, json_to_struct, options_from_pb, player_legal_actions, player_to_pb,
 };
@@ -34,6 +38,7 @@ use crate::engine_service::mix;
 use crate::error::{ApiError, guard};
 use crate::pb;
 use crate::pb::matches_server::Matches;
+use crate::shutdown::UntilShutdown;
 use crate::store::{STORED_FORMAT, Store, StoredMatch};
 
 /// Salt that separates bot choices from chance draws of the same move number.
@@ -42,10 +47,26 @@ const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
 /// Limits of the Matches service.
 #[derive(Clone, Debug)]
 pub struct MatchLimits {
-    /// Most matches held (finished ones included).
+    /// Most matches held (finished ones included until their retention ends). Exact under
+    /// concurrency: a slot is reserved before a match is created.
     pub max_matches: usize,
     /// Most concurrent Watch streams per match.
     pub max_watchers_per_match: usize,
+    /// If set, CreateMatch needs `authorization: Bearer <this>`.
+    pub create_token: Option<String>,
+    /// How long a finished, resigned or aborted match stays (its record fetchable) before
+    /// it leaves memory and the store.
+    pub retention: Duration,
+    /// How long an active match may go without any accepted request before it is aborted
+    /// as abandoned (and then kept for `retention` like any ended match).
+    pub abandon_after: Duration,
+    /// Largest response message; GetRecord pages its steps to fit.
+    pub max_response_bytes: usize,
+    /// Bot and chance actions one request may apply on the runtime's worker thread; beyond
+    /// that the match is played on by a background task, on a blocking thread, in chunks.
+    pub inline_bot_actions: usize,
+    /// Time budget of one chunk of bot and chance actions in the background.
+    pub bot_chunk_budget: Duration,
 }
 
 impl Default for MatchLimits {
@@ -53,9 +74,20 @@ impl Default for MatchLimits {
         MatchLimits {
             max_matches: 100_000,
             max_watchers_per_match: 64,
+            create_token: None,
+            retention: Duration::from_secs(7 * 24 * 3600),
+            abandon_after: Duration::from_secs(30 * 24 * 3600),
+            max_response_bytes: 16 * 1024 * 1024,
+            inline_bot_actions: 256,
+            bot_chunk_budget: Duration::from_millis(50),
         }
     }
 }
+
+/// Most actions in one background chunk (bounds the memory of the changes it broadcasts).
+const CHUNK_ACTIONS: usize = 1024;
+/// Capacity of a match's broadcast of changes to its watchers.
+const BROADCAST: usize = 128;
 
 /// What a token of a match stands for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -94,6 +126,8 @@ struct Live {
     resigned_seat: Option<u32>,
     /// Move number per seat, then the spectator's (index `num_players`).
     known: Vec<u64>,
+    /// When the match ended (Unix milliseconds); 0 while active.
+    ended_at_ms: u64,
 }
 
 /// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
@@ -113,12 +147,18 @@ struct Match {
     meta: Arc<Meta>,
     live: Live,
     changes: broadcast::Sender<Arc<Change>>,
+    /// When a request last changed the match (for abandonment).
+    touched: Instant,
+    /// A background task is playing bot and chance moves.
+    driving: bool,
 }
 
 /// The shared state of the Matches service.
 #[derive(Debug)]
 pub struct Hub {
     matches: RwLock<HashMap<String, Arc<Mutex<Match>>>>,
+    /// Matches held plus creations in progress: the exact count the limit applies to.
+    reserved: AtomicUsize,
     store: Store,
     limits: MatchLimits,
     shutdown: watch::Receiver<bool>,
@@ -153,16 +193,40 @@ impl MatchesService {
             persistent = store.is_persistent(),
             "matches loaded"
         );
-        Ok(MatchesService {
-            hub: Arc::new(Hub {
-                matches: RwLock::new(matches),
-                store,
-                limits,
-                shutdown,
-            }),
-        })
+        let driving: Vec<String> = matches
+            .iter()
+            .filter(|(_, m)| m.try_lock().is_ok_and(|m| m.driving))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let count = matches.len();
+        let hub = Arc::new(Hub {
+            matches: RwLock::new(matches),
+            reserved: AtomicUsize::new(count),
+            store,
+            limits,
+            shutdown,
+        });
+        // Matches whose bots were still playing when the server stopped play on.
+        for id in driving {
+            Hub::drive(&hub, id);
+        }
+        Ok(MatchesService { hub })
     }
 
+    /// Removes ended matches past their retention and aborts abandoned ones; returns how
+    /// many matches were removed. The server calls it periodically.
+    pub async fn sweep(&self) -> usize {
+        self.hub.sweep().await
+    }
+
+    /// Whether the service must stop taking changes (its store failed).
+    #[must_use]
+    pub fn store_failed(&self) -> bool {
+        self.hub.store.has_failed()
+    }
+}
+
+impl MatchesService {
     /// Number of matches held.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -212,7 +276,12 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         spectator_token: s.spectator_token,
     };
     let terminal = state.is_terminal();
-    Ok(Match {
+    let driving = match state.current_player() {
+        Player::Chance => true,
+        Player::Seat(seat) => meta.seats.get(seat) == Some(&pb::SeatKind::RandomBot),
+        Player::Terminal => false,
+    };
+    let mut m = Match {
         meta: Arc::new(meta),
         live: Live {
             state,
@@ -227,9 +296,26 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
             },
             resigned_seat: s.resigned_seat,
             known,
+            ended_at_ms: s.ended_at_ms,
         },
-        changes: broadcast::channel(1024).0,
-    })
+        changes: broadcast::channel(BROADCAST).0,
+        touched: Instant::now(),
+        driving: false,
+    };
+    if m.live.status == pb::MatchStatus::Active {
+        m.driving = driving;
+    } else if m.live.ended_at_ms == 0 {
+        // Ended before retention was recorded: its retention starts now.
+        m.live.ended_at_ms = now_ms();
+    }
+    Ok(m)
+}
+
+/// The wall clock in Unix milliseconds (for retention, which survives restarts).
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 fn stored(meta: &Meta, live: &Live) -> StoredMatch {
@@ -248,6 +334,7 @@ fn stored(meta: &Meta, live: &Live) -> StoredMatch {
         spectator_token: meta.spectator_token.clone(),
         status: live.status as i32,
         resigned_seat: live.resigned_seat,
+        ended_at_ms: live.ended_at_ms,
     }
 }
 
@@ -282,43 +369,18 @@ fn random_u64() -> Result<u64, ApiError> {
     Ok(u64::from_le_bytes(b))
 }
 
-/// Constant-time string equality (tokens).
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
-
-/// The bearer token of a request.
-fn bearer(md: &MetadataMap) -> Result<String, ApiError> {
-    const MISSING: &str = "missing `authorization: Bearer <token>` metadata";
-    let value = md
-        .get("authorization")
-        .ok_or(ApiError::Unauthenticated(MISSING))?
-        .to_str()
-        .map_err(|_| ApiError::Unauthenticated(MISSING))?;
-    let (scheme, token) = value
-        .trim()
-        .split_once(' ')
-        .ok_or(ApiError::Unauthenticated(MISSING))?;
-    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
-        return Err(ApiError::Unauthenticated(MISSING));
-    }
-    Ok(token.trim().to_owned())
-}
-
 fn role_of(meta: &Meta, token: &str) -> Result<Role, ApiError> {
-    if same(token, &meta.owner_token) {
+    // Hash once; compare against every stored hash in constant time.
+    let hashed = hash_token(token);
+    if same(&hashed, &meta.owner_token) {
         return Ok(Role::Owner);
     }
-    if same(token, &meta.spectator_token) {
+    if same(&hashed, &meta.spectator_token) {
         return Ok(Role::Spectator);
     }
     for (seat, t) in meta.seat_tokens.iter().enumerate() {
         if let Some(t) = t
-            && same(token, t)
+            && same(&hashed, t)
         {
             return Ok(Role::Seat(seat));
         }
@@ -380,13 +442,35 @@ fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, Api
 }
 
 /// Applies chance and bot moves until a human seat is to move or the match ends.
-fn advance(meta: &Meta, live: &mut Live, moves: &mut Moves) {
+/// Applies chance and bot moves until a human seat is to move, the match ends, or the
+/// budget (`max_actions`, and `deadline` if given) is spent. Returns true if bots or chance
+/// still have moves to make.
+fn advance(
+    meta: &Meta,
+    live: &mut Live,
+    moves: &mut Moves,
+    max_actions: usize,
+    deadline: Option<Instant>,
+) -> bool {
+    let mut done = 0usize;
     loop {
         let state = &live.state;
+        let automatic = match state.current_player() {
+            Player::Terminal => false,
+            Player::Chance => true,
+            Player::Seat(s) => meta.seats.get(s) == Some(&pb::SeatKind::RandomBot),
+        };
+        if automatic
+            && (done >= max_actions
+                || deadline.is_some_and(|d| done.is_multiple_of(64) && Instant::now() >= d))
+        {
+            return true;
+        }
+        done += 1;
         let action = match state.current_player() {
             Player::Terminal => {
                 live.status = pb::MatchStatus::Finished;
-                return;
+                return false;
             }
             Player::Chance => {
                 let mut rng = SeededRng::new(mix(meta.seed, state.move_number() as u64));
@@ -397,7 +481,7 @@ fn advance(meta: &Meta, live: &mut Live, moves: &mut Moves) {
             }
             Player::Seat(s) => {
                 if meta.seats.get(s) != Some(&pb::SeatKind::RandomBot) {
-                    return;
+                    return false;
                 }
                 let mut rng = SeededRng::new(mix(meta.seed ^ BOT_SALT, state.move_number() as u64));
                 state.legal_actions().choose(&mut rng)
@@ -407,7 +491,7 @@ fn advance(meta: &Meta, live: &mut Live, moves: &mut Moves) {
             // No legal action at a non-terminal node would be an engine bug; stop here
             // rather than loop (the match stays as it is).
             tracing::error!(match_id = %meta.id, "no action available at a non-terminal state");
-            return;
+            return false;
         };
         // Cannot fail: unchecked.
         let _ = apply_counted(live, action, false, moves);
@@ -464,6 +548,7 @@ fn apply_counted(
     moves.actions.push(action);
     if live.state.is_terminal() {
         live.status = pb::MatchStatus::Finished;
+        live.ended_at_ms = now_ms();
     }
     if let Some(before) = before {
         moves.changes.push(Change::Action {
@@ -473,6 +558,32 @@ fn apply_counted(
         });
     }
     Ok(())
+}
+
+/// A slot under the match limit, released on drop unless the match was kept.
+struct Reservation<'a> {
+    hub: &'a Hub,
+    kept: bool,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.hub.reserved.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// Runs a state-changing request in its own task and waits for it. If the client goes away
+/// (cancellation, deadline), the task still runs to the end: a change is written and applied
+/// in memory together, or neither. A client that did not see the reply learns the outcome
+/// from its move number (a retry is `ABORTED` once the move was applied).
+async fn detached<T: Send + 'static>(
+    work: impl Future<Output = Result<T, ApiError>> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::spawn(work)
+        .await
+        .unwrap_or_else(|e| Err(ApiError::Internal(format!("request task: {e}"))))
 }
 
 impl Hub {
@@ -487,8 +598,19 @@ impl Hub {
             .ok_or_else(|| ApiError::MatchNotFound(id.to_owned()))
     }
 
+    /// Refuses changes once the store has failed: the outcome of the failed write is
+    /// unknown, so nothing may be acknowledged on top of it until an operator restarts.
+    fn writable(&self) -> Result<(), ApiError> {
+        if self.store.has_failed() {
+            return Err(ApiError::StoreFailed);
+        }
+        Ok(())
+    }
+
     /// Stores `live` durably (the new actions only, or with `snapshot` the whole match),
-    /// then makes it the match's state and tells watchers.
+    /// then makes it the match's state and tells watchers. Called only from detached tasks
+    /// ([`detached`]), so the write and the in-memory swap happen together or not at all,
+    /// whatever the client does meanwhile.
     async fn commit(
         &self,
         m: &mut Match,
@@ -504,24 +626,49 @@ impl Hub {
                 .append(&m.meta.id, from as u64, &moves.actions)
                 .await
         };
-        stored.map_err(|e| ApiError::Internal(format!("match {}: {e}", m.meta.id)))?;
+        if let Err(e) = stored {
+            tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
+            return Err(ApiError::StoreFailed);
+        }
         m.live = live;
+        m.touched = Instant::now();
         for c in moves.changes {
             let _ = m.changes.send(Arc::new(c));
         }
         Ok(())
     }
 
+    /// Reserves a slot under the match limit (exact under concurrency).
+    fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
+        let max = self.limits.max_matches;
+        self.reserved
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map_err(|_| {
+                ApiError::ResourceExhausted(format!(
+                    "the server holds its limit of {max} matches; ended matches leave after \
+                     their retention period"
+                ))
+            })?;
+        Ok(Reservation {
+            hub: self,
+            kept: false,
+        })
+    }
+
     async fn create(
-        &self,
+        self: &Arc<Self>,
+        md: &MetadataMap,
         req: pb::CreateMatchRequest,
     ) -> Result<pb::CreateMatchResponse, ApiError> {
-        if self.len() >= self.limits.max_matches {
-            return Err(ApiError::ResourceExhausted(format!(
-                "the server holds its limit of {} matches",
-                self.limits.max_matches
-            )));
-        }
+        check_credential(
+            md,
+            self.limits.create_token.as_deref(),
+            "this server needs its create credential to create matches \
+             (`authorization: Bearer <token>`)",
+        )?;
+        self.writable()?;
         let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
         let n = game.num_players();
         let seats: Vec<pb::SeatKind> = if req.seats.is_empty() {
@@ -544,6 +691,7 @@ impl Hub {
                 })
                 .collect::<Result<_, _>>()?
         };
+        let mut reservation = self.reserve()?;
         let seed = match req.seed {
             Some(s) => s,
             None => random_u64()?,
@@ -555,34 +703,44 @@ impl Hub {
                 _ => Ok(None),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let owner_token = random_hex()?;
+        let spectator_token = random_hex()?;
         let meta = Arc::new(Meta {
             id: random_hex()?,
             game: game_info(&game),
             seed,
             seats,
-            seat_tokens,
-            owner_token: random_hex()?,
-            spectator_token: random_hex()?,
+            seat_tokens: seat_tokens
+                .iter()
+                .map(|t| t.as_deref().map(hash_token))
+                .collect(),
+            owner_token: hash_token(&owner_token),
+            spectator_token: hash_token(&spectator_token),
         });
         let mut live = Live {
             state: game.new_initial_state(),
             status: pb::MatchStatus::Active,
             resigned_seat: None,
             known: vec![0; n + 1],
+            ended_at_ms: 0,
         };
-        guard(|| {
-            advance(&meta, &mut live, &mut Moves::new(false));
-            Ok(())
+        let more = guard(|| {
+            Ok(advance(
+                &meta,
+                &mut live,
+                &mut Moves::new(false),
+                self.limits.inline_bot_actions,
+                None,
+            ))
         })?;
-        self.store
-            .put(&stored(&meta, &live))
-            .await
-            .map_err(|e| ApiError::Internal(format!("match {}: {e}", meta.id)))?;
+        if let Err(e) = self.store.put(&stored(&meta, &live)).await {
+            tracing::error!(match_id = %meta.id, error = %e, "storing a new match failed");
+            return Err(ApiError::StoreFailed);
+        }
         let view = match_view(&meta, &live, Role::Spectator)?;
         let response = pb::CreateMatchResponse {
             match_id: meta.id.clone(),
-            seat_tokens: meta
-                .seat_tokens
+            seat_tokens: seat_tokens
                 .iter()
                 .enumerate()
                 .filter_map(|(seat, t)| {
@@ -592,8 +750,8 @@ impl Hub {
                     })
                 })
                 .collect(),
-            owner_token: meta.owner_token.clone(),
-            spectator_token: meta.spectator_token.clone(),
+            owner_token,
+            spectator_token,
             seed,
             view: Some(view),
         };
@@ -601,17 +759,76 @@ impl Hub {
         let m = Match {
             meta: Arc::clone(&meta),
             live,
-            changes: broadcast::channel(1024).0,
+            changes: broadcast::channel(BROADCAST).0,
+            touched: Instant::now(),
+            driving: more,
         };
         self.matches
             .write()
             .map_err(|_| ApiError::Internal("match table lock poisoned".into()))?
             .insert(meta.id.clone(), Arc::new(Mutex::new(m)));
+        reservation.kept = true;
+        if more {
+            Hub::drive(self, meta.id.clone());
+        }
         Ok(response)
     }
 
-    fn len(&self) -> usize {
-        self.matches.read().map_or(0, |m| m.len())
+    /// Plays the bot and chance moves of match `id` in the background, a chunk at a time
+    /// on a blocking thread (never on the runtime's workers), each chunk committed before
+    /// the next, until a human seat is to move or the match ends.
+    fn drive(hub: &Arc<Hub>, id: String) {
+        let hub = Arc::clone(hub);
+        tokio::spawn(async move {
+            loop {
+                let Ok(m) = hub.get(&id) else { return };
+                let mut m = m.lock_owned().await;
+                if m.live.status != pb::MatchStatus::Active || hub.writable().is_err() {
+                    m.driving = false;
+                    return;
+                }
+                let meta = Arc::clone(&m.meta);
+                let live = m.live.clone();
+                let record = m.changes.receiver_count() > 0;
+                let budget = hub.limits.bot_chunk_budget;
+                let chunk = tokio::task::spawn_blocking(move || {
+                    let mut live = live;
+                    let mut moves = Moves::new(record);
+                    let deadline = Instant::now() + budget;
+                    let more = guard(|| {
+                        Ok(advance(
+                            &meta,
+                            &mut live,
+                            &mut moves,
+                            CHUNK_ACTIONS,
+                            Some(deadline),
+                        ))
+                    });
+                    (live, moves, more)
+                })
+                .await;
+                let Ok((live, moves, Ok(more))) = chunk else {
+                    tracing::error!(match_id = %id, "bot moves failed; the match waits");
+                    m.driving = false;
+                    return;
+                };
+                if moves.actions.is_empty() {
+                    m.driving = false;
+                    return;
+                }
+                let snapshot = live.status != pb::MatchStatus::Active;
+                if hub.commit(&mut m, live, moves, snapshot).await.is_err() {
+                    m.driving = false;
+                    return;
+                }
+                if !more {
+                    m.driving = false;
+                    return;
+                }
+                drop(m);
+                tokio::task::yield_now().await;
+            }
+        });
     }
 
     async fn get_view(&self, md: &MetadataMap, id: &str) -> Result<pb::MatchView, ApiError> {
@@ -622,7 +839,11 @@ impl Hub {
         guard(|| match_view(&m.meta, &m.live, role))
     }
 
-    async fn act(&self, md: &MetadataMap, req: pb::ActRequest) -> Result<pb::MatchView, ApiError> {
+    async fn act(
+        self: &Arc<Self>,
+        md: &MetadataMap,
+        req: pb::ActRequest,
+    ) -> Result<pb::MatchView, ApiError> {
         let token = bearer(md)?;
         let m = self.get(&req.match_id)?;
         let mut m = m.lock().await;
@@ -637,6 +858,7 @@ impl Hub {
         if m.live.status != pb::MatchStatus::Active {
             return Err(ApiError::MatchOver(status_name(m.live.status)));
         }
+        self.writable()?;
         let actual = m.live.known[seat];
         if req.expected_move_number != actual {
             return Err(ApiError::StaleMove {
@@ -667,10 +889,10 @@ impl Hub {
         let meta = Arc::clone(&m.meta);
         let mut live = m.live.clone();
         let mut moves = Moves::new(m.changes.receiver_count() > 0);
-        guard(|| {
+        let inline = self.limits.inline_bot_actions;
+        let more = guard(|| {
             apply_counted(&mut live, action, true, &mut moves)?;
-            advance(&meta, &mut live, &mut moves);
-            Ok(())
+            Ok(advance(&meta, &mut live, &mut moves, inline, None))
         })?;
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != pb::MatchStatus::Active;
@@ -681,7 +903,12 @@ impl Hub {
             move_number = m.live.known[meta.seats.len()],
             "seat acted"
         );
-        guard(|| match_view_with(&m.meta, &m.live, Role::Seat(seat), req.include_view))
+        let view = guard(|| match_view_with(&m.meta, &m.live, Role::Seat(seat), req.include_view));
+        if more && !m.driving {
+            m.driving = true;
+            Hub::drive(self, meta.id.clone());
+        }
+        view
     }
 
     async fn end(
@@ -735,23 +962,84 @@ impl Hub {
         if m.live.status != pb::MatchStatus::Active {
             return Err(ApiError::MatchOver(status_name(m.live.status)));
         }
+        self.writable()?;
+        self.finish(&mut m, status, resigned).await?;
+        tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
+        guard(|| match_view(&m.meta, &m.live, role))
+    }
+
+    /// Ends an active match with `status`, durably.
+    async fn finish(
+        &self,
+        m: &mut Match,
+        status: pb::MatchStatus,
+        resigned: Option<u32>,
+    ) -> Result<(), ApiError> {
         let mut live = m.live.clone();
         live.status = status;
         live.resigned_seat = resigned;
+        live.ended_at_ms = now_ms();
         let moves = Moves {
             changes: vec![Change::Ended {
                 after: live.clone(),
             }],
             ..Moves::default()
         };
-        self.commit(&mut m, live, moves, true).await?;
-        tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
-        guard(|| match_view(&m.meta, &m.live, role))
+        self.commit(m, live, moves, true).await
     }
 
-    async fn record(&self, md: &MetadataMap, id: &str) -> Result<pb::GetRecordResponse, ApiError> {
+    /// Aborts matches idle past `abandon_after`; deletes ended matches past `retention`.
+    async fn sweep(&self) -> usize {
+        let all: Vec<(String, Arc<Mutex<Match>>)> = match self.matches.read() {
+            Ok(m) => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
+            Err(_) => return 0,
+        };
+        let now = now_ms();
+        let retention = self.limits.retention.as_millis() as u64;
+        let mut removed = 0;
+        for (id, m) in all {
+            let mut m = m.lock().await;
+            if m.live.status == pb::MatchStatus::Active {
+                if m.touched.elapsed() >= self.limits.abandon_after && !m.driving {
+                    if self.writable().is_err() {
+                        return removed;
+                    }
+                    tracing::info!(match_id = %id, "aborting an abandoned match");
+                    if self
+                        .finish(&mut m, pb::MatchStatus::Aborted, None)
+                        .await
+                        .is_err()
+                    {
+                        return removed;
+                    }
+                }
+                continue;
+            }
+            if now.saturating_sub(m.live.ended_at_ms) < retention {
+                continue;
+            }
+            if self.store.delete(&id).await.is_err() {
+                return removed;
+            }
+            // End its watchers' streams; later requests find no match.
+            m.live.status = pb::MatchStatus::Aborted;
+            if let Ok(mut table) = self.matches.write() {
+                table.remove(&id);
+            }
+            self.reserved.fetch_sub(1, Ordering::AcqRel);
+            removed += 1;
+            tracing::info!(match_id = %id, "removed an ended match after its retention period");
+        }
+        removed
+    }
+
+    async fn record(
+        &self,
+        md: &MetadataMap,
+        req: &pb::GetRecordRequest,
+    ) -> Result<pb::GetRecordResponse, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(id)?;
+        let m = self.get(&req.match_id)?;
         let (meta, live) = {
             let m = m.lock().await;
             role_of(&m.meta, &token)?;
@@ -760,31 +1048,68 @@ impl Hub {
         if live.status == pb::MatchStatus::Active {
             return Err(ApiError::MatchRunning);
         }
+        let limit = self.limits.max_response_bytes;
+        let max_steps = if req.max_steps == 0 {
+            usize::MAX
+        } else {
+            req.max_steps as usize
+        };
         guard(|| {
-            let game = live.state.game();
-            let mut state = game.new_initial_state();
-            let mut steps = Vec::new();
-            for (i, a) in live.state.history().into_iter().enumerate() {
-                steps.push(pb::RecordStep {
-                    index: i as u64,
-                    actor: Some(player_to_pb(state.current_player())),
-                    action: a,
-                    text: state.action_to_string(a),
-                });
-                state.apply(a)?;
+            let history = live.state.history();
+            let from = req.from_step;
+            if from > history.len() as u64 {
+                return Err(ApiError::InvalidArgument(format!(
+                    "`from_step` {from} is past the end of the record ({} steps)",
+                    history.len()
+                )));
             }
-            Ok(pb::GetRecordResponse {
+            let mut response = pb::GetRecordResponse {
                 match_id: meta.id.clone(),
                 game: Some(meta.game.clone()),
                 seed: meta.seed,
                 seats: meta.seats.iter().map(|&k| k as i32).collect(),
                 status: live.status as i32,
                 resigned_seat: live.resigned_seat,
-                steps,
+                steps: Vec::new(),
                 returns: live.state.returns().to_vec(),
                 final_view: Some(json_to_struct(live.state.view(Viewer::Omniscient)?)),
                 state: live.state.to_bytes(),
-            })
+                next_step: None,
+                total_steps: history.len() as u64,
+            };
+            // Room for the steps: the limit less everything else, with a margin for the
+            // length prefixes and `next_step`.
+            let mut room = limit.saturating_sub(prost::Message::encoded_len(&response) + 64);
+            let game = live.state.game();
+            let mut state = game.new_initial_state();
+            for (i, &a) in history.iter().enumerate() {
+                if i as u64 >= from {
+                    if response.steps.len() >= max_steps {
+                        response.next_step = Some(i as u64);
+                        break;
+                    }
+                    let step = pb::RecordStep {
+                        index: i as u64,
+                        actor: Some(player_to_pb(state.current_player())),
+                        action: a,
+                        text: state.action_to_string(a),
+                    };
+                    let size = prost::Message::encoded_len(&step) + 8;
+                    if size > room {
+                        if response.steps.is_empty() {
+                            return Err(ApiError::ResourceExhausted(format!(
+                                "the record does not fit in {limit} bytes even without steps"
+                            )));
+                        }
+                        response.next_step = Some(i as u64);
+                        break;
+                    }
+                    room -= size;
+                    response.steps.push(step);
+                }
+                state.apply(a)?;
+            }
+            Ok(response)
         })
     }
 
@@ -939,7 +1264,10 @@ impl Matches for MatchesService {
         &self,
         req: Request<pb::CreateMatchRequest>,
     ) -> Reply<pb::CreateMatchResponse> {
-        Ok(Response::new(self.hub.create(req.into_inner()).await?))
+        let hub = Arc::clone(&self.hub);
+        let (md, _, req) = req.into_parts();
+        let created = detached(async move { hub.create(&md, req).await }).await?;
+        Ok(Response::new(created))
     }
 
     async fn get_view(&self, req: Request<pb::GetViewRequest>) -> Reply<pb::GetViewResponse> {
@@ -951,8 +1279,9 @@ impl Matches for MatchesService {
     }
 
     async fn act(&self, req: Request<pb::ActRequest>) -> Reply<pb::ActResponse> {
+        let hub = Arc::clone(&self.hub);
         let (md, _, req) = req.into_parts();
-        let view = self.hub.act(&md, req).await?;
+        let view = detached(async move { hub.act(&md, req).await }).await?;
         Ok(Response::new(pb::ActResponse { view: Some(view) }))
     }
 
@@ -963,23 +1292,23 @@ impl Matches for MatchesService {
             .hub
             .watch(req.metadata(), &req.get_ref().match_id)
             .await?;
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        Ok(Response::new(Box::pin(UntilShutdown::new(
+            ReceiverStream::new(rx),
+            self.hub.shutdown.clone(),
+        ))))
     }
 
     async fn get_record(&self, req: Request<pb::GetRecordRequest>) -> Reply<pb::GetRecordResponse> {
         Ok(Response::new(
-            self.hub
-                .record(req.metadata(), &req.get_ref().match_id)
-                .await?,
+            self.hub.record(req.metadata(), req.get_ref()).await?,
         ))
     }
 
     async fn resign(&self, req: Request<pb::ResignRequest>) -> Reply<pb::ResignResponse> {
-        let seat = req.get_ref().seat;
-        let view = self
-            .hub
-            .end(req.metadata(), &req.get_ref().match_id, Some(seat))
-            .await?;
+        let hub = Arc::clone(&self.hub);
+        let (md, _, req) = req.into_parts();
+        let view =
+            detached(async move { hub.end(&md, &req.match_id, Some(req.seat)).await }).await?;
         Ok(Response::new(pb::ResignResponse { view: Some(view) }))
     }
 
@@ -987,10 +1316,9 @@ impl Matches for MatchesService {
         &self,
         req: Request<pb::AbortMatchRequest>,
     ) -> Reply<pb::AbortMatchResponse> {
-        let view = self
-            .hub
-            .end(req.metadata(), &req.get_ref().match_id, None)
-            .await?;
+        let hub = Arc::clone(&self.hub);
+        let (md, _, req) = req.into_parts();
+        let view = detached(async move { hub.end(&md, &req.match_id, None).await }).await?;
         Ok(Response::new(pb::AbortMatchResponse { view: Some(view) }))
     }
 }

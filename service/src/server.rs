@@ -1,18 +1,30 @@
 //! [`serve`]: the whole server on a bound listener, used by `cardhouse serve` and by tests.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
 use tonic::codegen::http;
 use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
+use tonic::{Request, Response, Status};
+use tonic_health::pb::health_server::{Health, HealthServer};
+use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
+use tonic_health::server::HealthService;
 
-use crate::engine_service::{EngineLimits, EngineService};
+use crate::connections::{ConnectionLimits, incoming};
+use crate::engine_service::{EngineAccess, EngineLimits, EngineService};
 use crate::matches::{MatchLimits, MatchesService};
 use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
-use crate::store::Store;
+use crate::shutdown::UntilShutdown;
+use crate::store::{OpenOptions, Store};
 
 /// Where matches are kept.
 #[derive(Clone, Debug)]
@@ -27,26 +39,43 @@ pub enum StoreConfig {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub store: StoreConfig,
+    /// Salvage a corrupt store instead of refusing to start (see [`OpenOptions::salvage`]).
+    pub salvage: bool,
     /// Largest request or response message, in bytes.
     pub max_message_bytes: usize,
     /// Most concurrent HTTP/2 streams per connection.
     pub max_concurrent_streams: u32,
+    pub connections: ConnectionLimits,
+    /// HTTP/2 keepalive: a PING after this much silence, and the connection is closed if
+    /// the answer takes longer than `keepalive_timeout`.
+    pub keepalive_interval: Duration,
+    pub keepalive_timeout: Duration,
     pub engine: EngineLimits,
+    /// Whether and for whom the Engine service is served.
+    pub engine_access: EngineAccess,
     pub matches: MatchLimits,
-    /// After the shutdown signal, how long requests in flight (and streams such as a health
-    /// Watch) may take before the server stops anyway.
-    pub shutdown_grace: std::time::Duration,
+    /// How often ended and abandoned matches are looked for.
+    pub sweep_interval: Duration,
+    /// After the shutdown signal, how long requests in flight may take before the server
+    /// stops anyway. Streams end at once.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             store: StoreConfig::Memory,
+            salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
             max_concurrent_streams: 1024,
+            connections: ConnectionLimits::default(),
+            keepalive_interval: Duration::from_secs(30),
+            keepalive_timeout: Duration::from_secs(20),
             engine: EngineLimits::default(),
+            engine_access: EngineAccess::Open,
             matches: MatchLimits::default(),
-            shutdown_grace: std::time::Duration::from_secs(10),
+            sweep_interval: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -66,46 +95,207 @@ pub enum ServeError {
     Join(#[from] tokio::task::JoinError),
 }
 
-/// tonic reports a request over the size limit as OUT_OF_RANGE (in a trailers-only
-/// response); our API promises RESOURCE_EXHAUSTED for every limit, as gRPC's other
-/// implementations do. No handler of ours returns OUT_OF_RANGE, so the rewrite is exact.
-fn oversize_is_resource_exhausted(
+/// Status codes tonic itself produces that our API promises otherwise: a request over the
+/// size limit is OUT_OF_RANGE in tonic and RESOURCE_EXHAUSTED in gRPC's other
+/// implementations (and our docs); an undecodable request is INTERNAL in tonic and
+/// INVALID_ARGUMENT here. No handler of ours returns OUT_OF_RANGE, and our own INTERNAL
+/// errors say only "internal error", so the rewrite is exact.
+fn fix_transport_codes(
     mut res: http::Response<tonic::body::Body>,
 ) -> http::Response<tonic::body::Body> {
-    if res
+    let code = res
         .headers()
         .get("grpc-status")
-        .is_some_and(|v| v.as_bytes() == b"11")
-    {
-        res.headers_mut()
-            .insert("grpc-status", http::HeaderValue::from_static("8"));
+        .map(|v| v.as_bytes().to_vec());
+    match code.as_deref() {
+        Some(b"11") => {
+            res.headers_mut()
+                .insert("grpc-status", http::HeaderValue::from_static("8"));
+        }
+        Some(b"13") => {
+            let decode = res
+                .headers()
+                .get("grpc-message")
+                .is_some_and(|m| m.as_bytes().starts_with(b"failed to decode"));
+            if decode {
+                res.headers_mut()
+                    .insert("grpc-status", http::HeaderValue::from_static("3"));
+            }
+        }
+        _ => {}
     }
     res
 }
 
+/// `grpc.health.v1.Health` whose Watch streams end with UNAVAILABLE at shutdown (after the
+/// NOT_SERVING status they get first), so an open health Watch never holds the shutdown.
+struct StoppingHealth {
+    inner: HealthService,
+    stopping: watch::Receiver<bool>,
+}
+
+#[tonic::async_trait]
+impl Health for StoppingHealth {
+    async fn check(
+        &self,
+        request: Request<HealthCheckRequest>,
+    ) -> Result<Response<HealthCheckResponse>, Status> {
+        self.inner.check(request).await
+    }
+
+    type WatchStream = UntilShutdown<<HealthService as Health>::WatchStream>;
+
+    async fn watch(
+        &self,
+        request: Request<HealthCheckRequest>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let inner = self.inner.watch(request).await?.into_inner();
+        Ok(Response::new(UntilShutdown::new(
+            inner,
+            self.stopping.clone(),
+        )))
+    }
+}
+
+/// Counts requests in flight other than server streams, so that shutdown can stop as soon
+/// as the last of them is answered instead of waiting out the grace period for streams.
+#[derive(Clone, Debug, Default)]
+struct InFlight {
+    count: Arc<AtomicUsize>,
+    idle: Arc<Notify>,
+}
+
+impl InFlight {
+    async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+struct InFlightGuard(InFlight);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct InFlightLayer(InFlight);
+
+impl<S> tower::Layer<S> for InFlightLayer {
+    type Service = InFlightService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        InFlightService {
+            inner,
+            in_flight: self.0.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct InFlightService<S> {
+    inner: S,
+    in_flight: InFlight,
+}
+
+impl<S, B> tower::Service<http::Request<B>> for InFlightService<S>
+where
+    S: tower::Service<http::Request<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        let streaming = req.uri().path().ends_with("/Watch");
+        let guard = (!streaming).then(|| {
+            self.in_flight.count.fetch_add(1, Ordering::AcqRel);
+            InFlightGuard(self.in_flight.clone())
+        });
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            let res = fut.await;
+            drop(guard);
+            res
+        })
+    }
+}
+
 /// Serves `cardhouse.v1.Engine`, `cardhouse.v1.Matches`, `grpc.health.v1.Health` and server
-/// reflection on `listener` until `shutdown` resolves. Then health turns NOT_SERVING, Watch
-/// streams end with UNAVAILABLE, requests in flight finish, and the store is closed.
+/// reflection on `listener` until `shutdown` resolves; see [`serve_with_ready`].
 ///
 /// # Errors
-/// If the store cannot be opened, a stored match cannot be resumed, or the transport fails.
+/// As [`serve_with_ready`].
 pub async fn serve(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    serve_with_ready(listener, config, shutdown, |_| {}).await
+}
+
+/// Serves on `listener` until `shutdown` resolves. `ready` is called with the address once
+/// the store is open and checked and every service is built: only then can the server
+/// serve, so only then should it be announced. At shutdown: health turns NOT_SERVING, every
+/// stream (Watch, health Watch) ends with UNAVAILABLE, unary requests in flight finish
+/// (up to the grace period), and the store is closed.
+///
+/// # Errors
+/// If the store cannot be opened (corruption included), a stored match cannot be resumed,
+/// or the transport fails.
+pub async fn serve_with_ready(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: impl FnOnce(Option<SocketAddr>),
+) -> Result<(), ServeError> {
+    let options = OpenOptions {
+        salvage: config.salvage,
+    };
     let (store, stored) = match config.store.clone() {
         StoreConfig::Memory => (Store::memory(), Vec::new()),
-        StoreConfig::Dir(dir) => tokio::task::spawn_blocking(move || Store::open(&dir)).await??,
+        StoreConfig::Dir(dir) => {
+            tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??
+        }
     };
-    let (stopping_tx, stopping_rx) = tokio::sync::watch::channel(false);
-    let matches = MatchesService::new(store.clone(), stored, config.matches.clone(), stopping_rx)
-        .map_err(ServeError::Resume)?;
-    let engine = EngineService::new(config.engine.clone());
+    let (stopping_tx, stopping_rx) = watch::channel(false);
+    let mut matches_limits = config.matches.clone();
+    matches_limits.max_response_bytes = config.max_message_bytes;
+    let matches =
+        match MatchesService::new(store.clone(), stored, matches_limits, stopping_rx.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                store.close().await;
+                return Err(ServeError::Resume(e));
+            }
+        };
+    let mut engine_limits = config.engine.clone();
+    engine_limits.max_response_bytes = config.max_message_bytes;
+    let engine = EngineService::new(engine_limits);
 
-    let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<EngineServer<EngineService>>().await;
+    let (health, _) = tonic_health::server::health_reporter();
     health.set_serving::<MatchesServer<MatchesService>>().await;
+    let engine_served = !matches!(config.engine_access, EngineAccess::Off);
+    if engine_served {
+        health.set_serving::<EngineServer<EngineService>>().await;
+    }
+    let health_service = HealthServer::new(StoppingHealth {
+        inner: HealthService::from_health_reporter(health.clone()),
+        stopping: stopping_rx.clone(),
+    });
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(crate::pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -115,16 +305,33 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
+    // Retention: a periodic sweep, ending with the server.
+    let sweeper = {
+        let matches = matches.clone();
+        let interval = config.sweep_interval;
+        let mut stopped = crate::shutdown::stopping_future(stopping_rx.clone());
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    () = &mut stopped => return,
+                    _ = tick.tick() => { matches.sweep().await; }
+                }
+            }
+        })
+    };
+
     let limit = config.max_message_bytes;
     let addr = listener.local_addr().ok();
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let incoming = incoming(listener, config.connections);
     let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
     let signal = {
         let health = health.clone();
         async move {
             shutdown.await;
             let _ = signalled_tx.send(());
-            tracing::info!("shutting down: health NOT_SERVING, closing Watch streams");
+            tracing::info!("shutting down: health NOT_SERVING, ending streams");
             health
                 .set_not_serving::<EngineServer<EngineService>>()
                 .await;
@@ -137,39 +344,51 @@ pub async fn serve(
             let _ = stopping_tx.send(true);
         }
     };
-    tracing::info!(addr = ?addr, "serving cardhouse.v1");
-    let server = Server::builder()
-        .max_concurrent_streams(config.max_concurrent_streams)
-        .layer(tower::util::MapResponseLayer::new(
-            oversize_is_resource_exhausted,
-        ))
-        .add_service(health_service)
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .add_service(
+    let in_flight = InFlight::default();
+    let engine_server = engine_served.then(|| {
+        let access = config.engine_access.clone();
+        tonic::service::interceptor::InterceptedService::new(
             EngineServer::new(engine)
                 .max_decoding_message_size(limit)
                 .max_encoding_message_size(limit),
+            move |req: Request<()>| access.check(req),
         )
+    });
+    let server = Server::builder()
+        .max_concurrent_streams(config.max_concurrent_streams)
+        .http2_keepalive_interval(Some(config.keepalive_interval))
+        .http2_keepalive_timeout(Some(config.keepalive_timeout))
+        .layer(tower::util::MapResponseLayer::new(fix_transport_codes))
+        .layer(InFlightLayer(in_flight.clone()))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_optional_service(engine_server)
         .add_service(
             MatchesServer::new(matches)
                 .max_decoding_message_size(limit)
                 .max_encoding_message_size(limit),
         )
         .serve_with_incoming_shutdown(incoming, signal);
+    tracing::info!(addr = %addr.map_or_else(|| "?".to_owned(), |a| a.to_string()), "serving cardhouse.v1");
+    ready(addr);
     let grace = config.shutdown_grace;
     tokio::select! {
         r = server => r?,
         () = async {
             if signalled_rx.await.is_ok() {
-                tokio::time::sleep(grace).await;
+                // Streams were told to end; unary requests get up to the grace period.
+                if tokio::time::timeout(grace, in_flight.wait_idle()).await.is_err() {
+                    tracing::warn!(?grace, "requests still open after the grace period; stopping anyway");
+                }
+                // A moment for the last replies and stream trailers to leave.
+                tokio::time::sleep(Duration::from_millis(200)).await;
             } else {
                 std::future::pending::<()>().await;
             }
-        } => {
-            tracing::warn!(?grace, "requests still open after the grace period; stopping anyway");
-        }
+        } => {}
     }
+    sweeper.abort();
     store.close().await;
     tracing::info!("stopped");
     Ok(())

@@ -424,6 +424,7 @@ async fn errors_map_to_status_codes() {
     let server = TestServer::start(cardhouse_server::Config {
         engine: cardhouse_server::engine_service::EngineLimits {
             max_batch_states: 10,
+            ..Default::default()
         },
         max_message_bytes: 64 * 1024,
         ..Default::default()

@@ -128,6 +128,7 @@ async fn record(client: &mut MatchesClient<Channel>, m: &Created) -> pb::GetReco
             &m.owner,
             pb::GetRecordRequest {
                 match_id: m.id.clone(),
+                ..Default::default()
             },
         ))
         .await
@@ -508,6 +509,7 @@ async fn errors_map_to_status_codes() {
         matches: cardhouse_server::matches::MatchLimits {
             max_matches: 3,
             max_watchers_per_match: 1,
+            ..Default::default()
         },
         ..Default::default()
     })
@@ -609,6 +611,7 @@ async fn errors_map_to_status_codes() {
             &m.seats[&seat],
             pb::GetRecordRequest {
                 match_id: m.id.clone(),
+                ..Default::default()
             },
         ))
         .await
