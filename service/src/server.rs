@@ -95,36 +95,71 @@ pub enum ServeError {
     Join(#[from] tokio::task::JoinError),
 }
 
-/// Status codes tonic itself produces that our API promises otherwise: a request over the
+/// Status codes tonic itself produces that our API promises otherwise: a message over the
 /// size limit is OUT_OF_RANGE in tonic and RESOURCE_EXHAUSTED in gRPC's other
 /// implementations (and our docs); an undecodable request is INTERNAL in tonic and
 /// INVALID_ARGUMENT here. No handler of ours returns OUT_OF_RANGE, and our own INTERNAL
-/// errors say only "internal error", so the rewrite is exact.
-fn fix_transport_codes(
-    mut res: http::Response<tonic::body::Body>,
-) -> http::Response<tonic::body::Body> {
-    let code = res
-        .headers()
-        .get("grpc-status")
-        .map(|v| v.as_bytes().to_vec());
+/// errors say only "internal error", so the rewrite is exact. The status may come in the
+/// response headers (trailers-only) or in the trailers after the body: both are fixed.
+fn fix_status(headers: &mut http::HeaderMap) {
+    let code = headers.get("grpc-status").map(|v| v.as_bytes().to_vec());
     match code.as_deref() {
         Some(b"11") => {
-            res.headers_mut()
-                .insert("grpc-status", http::HeaderValue::from_static("8"));
+            headers.insert("grpc-status", http::HeaderValue::from_static("8"));
         }
         Some(b"13") => {
-            let decode = res
-                .headers()
-                .get("grpc-message")
-                .is_some_and(|m| m.as_bytes().starts_with(b"failed to decode"));
+            let decode = headers.get("grpc-message").is_some_and(|m| {
+                // The message is percent-encoded on the wire.
+                let m = m.as_bytes();
+                m.starts_with(b"failed to decode") || m.starts_with(b"failed%20to%20decode")
+            });
             if decode {
-                res.headers_mut()
-                    .insert("grpc-status", http::HeaderValue::from_static("3"));
+                headers.insert("grpc-status", http::HeaderValue::from_static("3"));
             }
         }
         _ => {}
     }
-    res
+}
+
+fn fix_transport_codes(
+    res: http::Response<tonic::body::Body>,
+) -> http::Response<tonic::body::Body> {
+    let (mut parts, body) = res.into_parts();
+    fix_status(&mut parts.headers);
+    http::Response::from_parts(parts, tonic::body::Body::new(FixTrailers(body)))
+}
+
+/// A response body whose trailers get [`fix_status`].
+struct FixTrailers(tonic::body::Body);
+
+impl http_body::Body for FixTrailers {
+    type Data = bytes::Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, Status>>> {
+        Pin::new(&mut self.0).poll_frame(cx).map(|frame| {
+            frame.map(|f| {
+                f.map(|frame| match frame.into_trailers() {
+                    Ok(mut trailers) => {
+                        fix_status(&mut trailers);
+                        http_body::Frame::trailers(trailers)
+                    }
+                    Err(frame) => frame,
+                })
+            })
+        })
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.0.size_hint()
+    }
 }
 
 /// `grpc.health.v1.Health` whose Watch streams end with UNAVAILABLE at shutdown (after the
@@ -308,7 +343,12 @@ pub async fn serve_with_ready(
     // Retention: a periodic sweep, ending with the server.
     let sweeper = {
         let matches = matches.clone();
-        let interval = config.sweep_interval;
+        // Often enough that nothing outlives its period by more than half of it.
+        let interval = config
+            .sweep_interval
+            .min(config.matches.retention / 2)
+            .min(config.matches.abandon_after / 2)
+            .max(Duration::from_millis(100));
         let mut stopped = crate::shutdown::stopping_future(stopping_rx.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(interval);
