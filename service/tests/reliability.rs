@@ -987,3 +987,44 @@ async fn data_files_are_owner_only_and_hold_no_token() {
         }
     }
 }
+
+/// A response over the message limit is RESOURCE_EXHAUSTED (tonic alone says OUT_OF_RANGE).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_response_is_resource_exhausted() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::must_start(dir.path(), &["--max-message-bytes", "1500"]);
+    let mut e = EngineClient::new(server.channel().await);
+    let state = e
+        .new_initial_state(pb::NewInitialStateRequest {
+            game: "jass".into(),
+            options: Default::default(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap()
+        .state;
+    let dealt = e
+        .apply_chance(pb::ApplyChanceRequest {
+            state,
+            source: Some(pb::apply_chance_request::Source::Seed(1)),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap()
+        .state;
+    // 518 floats alone are over 2 KB.
+    let err = e
+        .observe(pb::ObserveRequest {
+            state: dealt,
+            viewer: pb::ViewerKind::Seat as i32,
+            seat: 0,
+            include_observation: true,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+}
