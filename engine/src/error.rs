@@ -40,6 +40,14 @@ pub enum Error {
         /// What the option allows, e.g. `one of match, deal` or `an integer from 1 to 100000`.
         allowed: String,
     },
+    /// A bot name that is not one of the bots.
+    #[error("unknown bot `{value}`: allowed {allowed}")]
+    InvalidBot {
+        /// The name given (clipped).
+        value: String,
+        /// The bots and their forms.
+        allowed: String,
+    },
     /// An action id outside the game's action space.
     #[error("action {action} does not exist: {reason}")]
     UnknownAction {

@@ -91,6 +91,14 @@ impl ActionSet {
         self.0[(a >> 6) as usize & 3] |= 1 << (a & 63);
     }
 
+    /// Removes `a` (nothing if absent).
+    #[inline]
+    pub fn remove(&mut self, a: Action) {
+        if (a as usize) < MAX_ACTIONS {
+            self.0[(a >> 6) as usize & 3] &= !(1 << (a & 63));
+        }
+    }
+
     /// Adds the ids `offset + i` for every set bit `i` of `bits`.
     #[inline]
     pub fn insert_bits(&mut self, offset: u32, bits: u64) {
@@ -470,6 +478,15 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// # Errors
     /// [`Error::InvalidSeat`], or [`Error::ResampleFailed`] if no consistent state was found.
     fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error>;
+
+    /// The move of the `heuristic` bot (see [`crate::bots`]) for `seat`, which must be to
+    /// act: play a beginner would recognise as sensible, documented in the game's
+    /// `heuristic` module. It reads only what `seat` knows, so two states that differ only in
+    /// what `seat` cannot see give the same move for the same `rng`.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if `seat` is not to act.
+    fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error>;
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 //! The [`State`] trait is the contract every game implements; [`AnyGame`] and [`AnyState`]
 //! wrap all registered games for callers that choose a game at run time.
 
+pub mod bots;
 mod card_set;
 mod cards;
 pub mod codec;

@@ -371,6 +371,34 @@ impl AnyState {
         on_state!(self, s => s.public_move_number())
     }
 
+    /// The action `bot` chooses for `seat` (to act), from what `seat` knows only; see
+    /// [`crate::bots`]. `stop` ends an ISMCTS search early (a time budget; `|| false` for
+    /// none).
+    ///
+    /// # Errors
+    /// As [`crate::bots::choose`].
+    pub fn bot_action<R: Rng + ?Sized>(
+        &self,
+        bot: &crate::bots::BotKind,
+        seat: usize,
+        rng: &mut R,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Action, Error> {
+        on_state!(self, s => crate::bots::choose(bot, s, seat, rng, stop))
+    }
+
+    /// See [`State::heuristic_action`].
+    ///
+    /// # Errors
+    /// As [`State::heuristic_action`].
+    pub fn heuristic_action<R: Rng + ?Sized>(
+        &self,
+        seat: usize,
+        rng: &mut R,
+    ) -> Result<Action, Error> {
+        on_state!(self, s => s.heuristic_action(seat, rng))
+    }
+
     /// See [`State::resample`].
     ///
     /// # Errors

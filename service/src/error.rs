@@ -73,6 +73,7 @@ fn engine_code(err: &cardhouse::Error) -> Code {
         E::UnknownGame { .. }
         | E::UnknownOption { .. }
         | E::InvalidOption { .. }
+        | E::InvalidBot { .. }
         | E::UnknownAction { .. }
         | E::UnparsableAction { .. }
         | E::InvalidSeat { .. }

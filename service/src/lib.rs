@@ -5,6 +5,7 @@
 //! a shutdown future resolves; the `cardhouse` binary and the tests call it alike.
 
 pub mod auth;
+pub mod cli;
 pub mod connections;
 pub mod convert;
 pub mod engine_service;

@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use std::time::Duration;
 
+use cardhouse_server::cli;
 use cardhouse_server::connections::ConnectionLimits;
 use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
 use cardhouse_server::matches::MatchLimits;
@@ -37,6 +38,58 @@ struct Cli {
 enum Command {
     /// Serve cardhouse.v1 (Engine, Matches), health and reflection until SIGINT/SIGTERM.
     Serve(ServeArgs),
+    /// Play bots against bots on every core and report win rates with 95% confidence
+    /// intervals.
+    Simulate(SimulateArgs),
+    /// Play a game in the terminal against bots.
+    Play(PlayArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct SimulateArgs {
+    /// The game (`jass`, ...).
+    game: String,
+    /// Game options as KEY=VALUE (several, or comma-separated).
+    #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Bots per seat, comma-separated (`random`, `heuristic`, `ismcts`, `ismcts:N`); a shorter
+    /// list repeats round the table.
+    #[arg(long, default_value = "heuristic,random")]
+    bots: String,
+    /// Matches to play (duplicate sets with --duplicate).
+    #[arg(long, default_value_t = 1000)]
+    matches: usize,
+    /// Seed: the same seed gives the same results, whatever the thread count.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Play every deal again with the bots moved one seat round (sides swapped), so that
+    /// card luck cancels.
+    #[arg(long)]
+    duplicate: bool,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// The game (`jass`, ...).
+    game: String,
+    /// Game options as KEY=VALUE (several, or comma-separated).
+    #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Your seat.
+    #[arg(long, default_value_t = 0)]
+    seat: usize,
+    /// The bots of the other seats, comma-separated (your seat's entry is ignored).
+    #[arg(long, default_value = "heuristic")]
+    bots: String,
+    /// Seed of the deals and the bots (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -129,6 +182,92 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => run(args),
+        Command::Simulate(args) => simulate(&args),
+        Command::Play(args) => play(&args),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("cardhouse: {message}");
+    ExitCode::from(2)
+}
+
+fn simulate(args: &SimulateArgs) -> ExitCode {
+    use cardhouse_server::cli::simulate as sim;
+    let game = match cli::game(&args.game, &args.options) {
+        Ok(g) => g,
+        Err(e) => return fail(&e),
+    };
+    let bots = match cli::bots(&args.bots, game.num_players()) {
+        Ok(b) => b,
+        Err(e) => return fail(&e),
+    };
+    if args.matches == 0 {
+        return fail("--matches must be at least 1");
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return fail("--threads must be at least 1");
+    }
+    let setup = sim::Simulation {
+        game,
+        bots,
+        matches: args.matches,
+        seed: args.seed,
+        duplicate: args.duplicate,
+        threads,
+    };
+    match sim::run(&setup, &sim::progress_printer()) {
+        Ok(report) => {
+            if args.json {
+                println!("{}", sim::json(&setup, &report));
+            } else {
+                print!("{}", sim::text(&setup, &report));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e.to_string()),
+    }
+}
+
+fn play(args: &PlayArgs) -> ExitCode {
+    use cardhouse_server::cli::play as p;
+    let game = match cli::game(&args.game, &args.options) {
+        Ok(g) => g,
+        Err(e) => return fail(&e),
+    };
+    let n = game.num_players();
+    if args.seat >= n {
+        return fail(&format!(
+            "--seat {}: {} has seats 0 to {}",
+            args.seat,
+            game.name(),
+            n - 1
+        ));
+    }
+    let bots = match cli::bots(&args.bots, n) {
+        Ok(b) => b,
+        Err(e) => return fail(&e),
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let session = p::Session {
+        game,
+        seat: args.seat,
+        bots,
+        seed,
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    match p::run(&session, &mut input, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
     }
 }
 

@@ -33,6 +33,7 @@
 //! `scope = deal`: the state is terminal after one deal; each seat gets its team's deal score
 //! (multiplied) minus the other team's.
 
+mod heuristic;
 mod observation;
 mod play;
 mod resample;
@@ -1329,6 +1330,13 @@ impl State for JassState {
 
     fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error> {
         resample::resample(self, seat, rng)
+    }
+
+    fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
+        if self.current_player() != Player::Seat(seat) {
+            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
+        }
+        Ok(heuristic::action(self, seat, rng))
     }
 }
 

@@ -1,0 +1,105 @@
+//! Playing bots against each other: one match, or one duplicate set (the same deals played
+//! again with the bots moved round the table, so that card luck cancels).
+//!
+//! Pure and single-threaded: the caller spreads matches over threads (the `cardhouse
+//! simulate` command does). A match is fully determined by its seed: chance draws from one
+//! generator, each seat's bot from its own, both derived from the seed.
+
+use crate::bots::BotKind;
+use crate::{AnyGame, AnyState, Error, Player, SeededRng};
+
+/// The sides of a game with `players` seats: partnerships (seats `s` and `s + 2`) with four
+/// players, every seat for itself otherwise.
+#[must_use]
+pub fn num_sides(players: usize) -> usize {
+    if players == 4 { 2 } else { players }
+}
+
+/// The side of `seat`.
+#[must_use]
+pub fn side_of(seat: usize, players: usize) -> usize {
+    seat % num_sides(players)
+}
+
+/// SplitMix64 of two words: independent streams from one seed.
+#[must_use]
+pub fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays one match of `game` with `bots[s]` on seat `s`, from `seed`; returns the final
+/// state. `stop` is handed to every bot decision (a time budget), `|| false` for none.
+///
+/// # Errors
+/// If `bots` does not have one entry per seat, or a bot fails.
+pub fn play_match(
+    game: &AnyGame,
+    bots: &[BotKind],
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<AnyState, Error> {
+    let n = game.num_players();
+    if bots.len() != n {
+        return Err(Error::InvalidBot {
+            value: format!("{} bots", bots.len()),
+            allowed: format!("one bot per seat: {} has {n} seats", game.name()),
+        });
+    }
+    let mut chance = SeededRng::new(mix(seed, 0x00C4_A7CE));
+    let mut rngs: Vec<SeededRng> = (0..n)
+        .map(|s| SeededRng::new(mix(seed, 1 + s as u64)))
+        .collect();
+    let mut state = game.new_initial_state();
+    while !state.is_terminal() {
+        match state.current_player() {
+            Player::Chance => state.resolve_chance(&mut chance),
+            Player::Seat(s) => {
+                let a = choose_any(&state, &bots[s], s, &mut rngs[s], stop)?;
+                state.apply(a)?;
+            }
+            Player::Terminal => break,
+        }
+    }
+    Ok(state)
+}
+
+fn choose_any(
+    state: &AnyState,
+    bot: &BotKind,
+    seat: usize,
+    rng: &mut SeededRng,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<crate::Action, Error> {
+    state.bot_action(bot, seat, rng, stop)
+}
+
+/// One duplicate set: the match of `seed` played once per side, the lineup `bots` turned by
+/// one seat each time (so each bot plays each side's cards). Returns, per lineup entry `j`
+/// (the bot given as `bots[j]`), its returns summed over the set, and the final states.
+///
+/// # Errors
+/// As [`play_match`].
+pub fn play_duplicate(
+    game: &AnyGame,
+    bots: &[BotKind],
+    seed: u64,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<(Vec<f64>, Vec<AnyState>), Error> {
+    let n = game.num_players();
+    let mut totals = vec![0.0; bots.len()];
+    let mut states = Vec::new();
+    for turn in 0..num_sides(n) {
+        // Seat s gets the bot of lineup entry (s + turn) mod n.
+        let seated: Vec<BotKind> = (0..n).map(|s| bots[(s + turn) % n].clone()).collect();
+        let state = play_match(game, &seated, seed, stop)?;
+        let returns = state.returns();
+        for s in 0..n {
+            totals[(s + turn) % n] += returns[s];
+        }
+        states.push(state);
+    }
+    Ok((totals, states))
+}

@@ -1,0 +1,154 @@
+//! Bots for every registered game: legal choices only, determinism per seed, no cheating
+//! (a choice does not depend on cards the seat cannot see), and the strength order on a
+//! small duplicate sample (the full figures are a documented command, not a test).
+
+use cardhouse::bots::{BotKind, arena};
+use cardhouse::{AnyGame, AnyState, Player, SeededRng, list_games, new_game, options};
+
+fn games() -> Vec<AnyGame> {
+    list_games()
+        .iter()
+        .map(|name| {
+            new_game(name, &options([("scope", "deal".into())])).expect("deal scope for every game")
+        })
+        .collect()
+}
+
+fn bots() -> Vec<BotKind> {
+    vec![
+        BotKind::Random,
+        BotKind::Heuristic,
+        "ismcts:20".parse().expect("bot"),
+    ]
+}
+
+/// Random playouts that stop at `count` decision points of seats, calling `check` there.
+fn decision_points(game: &AnyGame, seed: u64, mut check: impl FnMut(&AnyState, usize)) {
+    let mut rng = SeededRng::new(seed);
+    let mut state = game.new_initial_state();
+    while !state.is_terminal() {
+        match state.current_player() {
+            Player::Chance => state.resolve_chance(&mut rng),
+            Player::Seat(s) => {
+                check(&state, s);
+                let a = state.legal_actions().choose(&mut rng).expect("legal");
+                state.apply(a).expect("legal");
+            }
+            Player::Terminal => break,
+        }
+    }
+}
+
+#[test]
+fn bots_choose_only_legal_actions_in_every_game() {
+    for game in games() {
+        for seed in 0..6 {
+            decision_points(&game, seed, |state, seat| {
+                for (k, bot) in bots().iter().enumerate() {
+                    let mut rng = SeededRng::new(seed * 31 + k as u64);
+                    let a = state
+                        .bot_action(bot, seat, &mut rng, &mut || false)
+                        .unwrap_or_else(|e| panic!("{} {bot}: {e}", game.name()));
+                    assert!(
+                        state.legal_actions().contains(a),
+                        "{} {bot} chose illegal {a}",
+                        game.name()
+                    );
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn a_bot_refuses_to_act_for_a_seat_not_to_move() {
+    for game in games() {
+        decision_points(&game, 1, |state, seat| {
+            let other = (seat + 1) % game.num_players();
+            let mut rng = SeededRng::new(0);
+            for bot in bots() {
+                assert!(
+                    state
+                        .bot_action(&bot, other, &mut rng, &mut || false)
+                        .is_err()
+                );
+            }
+        });
+    }
+}
+
+#[test]
+fn bots_are_deterministic_for_a_seed() {
+    for game in games() {
+        decision_points(&game, 2, |state, seat| {
+            for bot in bots() {
+                let pick = |seed| {
+                    state
+                        .bot_action(&bot, seat, &mut SeededRng::new(seed), &mut || false)
+                        .expect("bot")
+                };
+                assert_eq!(pick(9), pick(9), "{} {bot}", game.name());
+            }
+        });
+    }
+}
+
+/// States that differ only in what `seat` cannot see (drawn by `resample` for that seat)
+/// get the same choice from every bot, with the same generator.
+#[test]
+fn no_bot_cheats_hidden_cards_do_not_change_its_choice() {
+    for game in games() {
+        for seed in 0..3 {
+            decision_points(&game, 100 + seed, |state, seat| {
+                let mut draw = SeededRng::new(seed);
+                let variants: Vec<AnyState> = (0..3)
+                    .filter_map(|_| state.resample(seat, &mut draw).ok())
+                    .collect();
+                for bot in bots() {
+                    let pick = |s: &AnyState| {
+                        s.bot_action(&bot, seat, &mut SeededRng::new(77), &mut || false)
+                            .expect("bot")
+                    };
+                    let real = pick(state);
+                    for v in &variants {
+                        assert_eq!(
+                            pick(v),
+                            real,
+                            "{} {bot}: the choice of seat {seat} depends on hidden cards",
+                            game.name()
+                        );
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// A small sample of the strength order (the README's figures come from
+/// `cardhouse simulate ... --duplicate`, 1,000 sets and more).
+#[test]
+fn heuristic_beats_random_on_duplicate_deals() {
+    for game in games() {
+        let n = game.num_players();
+        let lineup: Vec<BotKind> = (0..n)
+            .map(|s| {
+                if arena::side_of(s, n) == 0 {
+                    BotKind::Heuristic
+                } else {
+                    BotKind::Random
+                }
+            })
+            .collect();
+        let mut diff = 0.0;
+        for seed in 0..40 {
+            let (totals, _) =
+                arena::play_duplicate(&game, &lineup, seed, &mut || false).expect("plays");
+            diff += totals[0] - totals[1];
+        }
+        assert!(
+            diff > 0.0,
+            "{}: heuristic behind random by {diff}",
+            game.name()
+        );
+    }
+}

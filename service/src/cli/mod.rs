@@ -1,0 +1,55 @@
+//! The `cardhouse simulate` and `cardhouse play` commands (the `serve` command is the
+//! server itself, in `main.rs`).
+
+pub mod play;
+pub mod simulate;
+
+use cardhouse::bots::BotKind;
+use cardhouse::{AnyGame, OptionValue, Options};
+
+/// Parses `KEY=VALUE` pairs (each may also hold several, comma-separated).
+///
+/// # Errors
+/// A pair without `=`, named.
+pub fn parse_options(pairs: &[String]) -> Result<Options, String> {
+    let mut out = Options::new();
+    for item in pairs.iter().flat_map(|p| p.split(',')) {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| format!("option `{item}` is not KEY=VALUE"))?;
+        out.insert(k.trim().to_owned(), OptionValue::Str(v.trim().to_owned()));
+    }
+    Ok(out)
+}
+
+/// The game with its options.
+///
+/// # Errors
+/// The engine's message (unknown game or option, with what is allowed).
+pub fn game(name: &str, options: &[String]) -> Result<AnyGame, String> {
+    let options = parse_options(options)?;
+    cardhouse::new_game(name, &options).map_err(|e| e.to_string())
+}
+
+/// One bot per seat from a comma-separated list; a single name fills every seat, and a
+/// shorter list repeats (`heuristic,random` on four seats = partners alike).
+///
+/// # Errors
+/// An unknown bot, named with the allowed forms.
+pub fn bots(list: &str, seats: usize) -> Result<Vec<BotKind>, String> {
+    let named: Vec<BotKind> = list
+        .split(',')
+        .map(|b| b.parse::<BotKind>().map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    if named.is_empty() || !seats.is_multiple_of(named.len()) {
+        return Err(format!(
+            "{} bots for {seats} seats: give one per seat, or a list that divides the seats",
+            named.len()
+        ));
+    }
+    Ok((0..seats).map(|s| named[s % named.len()].clone()).collect())
+}

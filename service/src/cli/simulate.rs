@@ -1,0 +1,275 @@
+//! `cardhouse simulate`: bots against bots on every core, with win rates and confidence
+//! intervals. Match `i` is seeded from `(seed, i)`, and results are gathered in match order,
+//! so the output does not depend on the number of threads.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use cardhouse::bots::BotKind;
+use cardhouse::bots::arena::{self, mix, num_sides, side_of};
+use cardhouse::{AnyGame, Error};
+use serde_json::json;
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub game: AnyGame,
+    /// One bot per seat (the lineup).
+    pub bots: Vec<BotKind>,
+    /// Matches, or duplicate sets with `duplicate`.
+    pub matches: usize,
+    pub seed: u64,
+    pub duplicate: bool,
+    pub threads: usize,
+}
+
+/// Per side of the lineup: its bots and results.
+#[derive(Clone, Debug)]
+pub struct SideResult {
+    pub side: usize,
+    pub bots: Vec<String>,
+    /// Share of matches (or duplicate sets) this side won; a draw counts half.
+    pub win_rate: f64,
+    /// 95% Wilson interval of the win rate.
+    pub win_rate_ci: (f64, f64),
+    /// Mean return of one seat of the side per match (per set with `duplicate`).
+    pub mean_return: f64,
+    /// Half-width of the 95% interval of `mean_return`.
+    pub mean_return_ci: f64,
+}
+
+/// A simulation's results.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub sides: Vec<SideResult>,
+    /// Matches played (a duplicate set counts each of its matches).
+    pub matches_played: usize,
+    pub seconds: f64,
+}
+
+/// Each side's return in one match or duplicate set.
+type UnitResult = Result<Vec<f64>, Error>;
+
+/// Runs `sim`; `progress` gets (done, total) now and then.
+///
+/// # Errors
+/// If a bot or the engine fails (the first error, in match order).
+pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Report, Error> {
+    let start = Instant::now();
+    let n = sim.game.num_players();
+    let sides = num_sides(n);
+    // Per unit (match or set): each side's return (one seat's), in unit order.
+    let results: Mutex<Vec<Option<UnitResult>>> = Mutex::new(vec![None; sim.matches]);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let threads = sim.threads.max(1).min(sim.matches.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= sim.matches {
+                        return;
+                    }
+                    let seed = mix(sim.seed, i as u64);
+                    let per_side = if sim.duplicate {
+                        arena::play_duplicate(&sim.game, &sim.bots, seed, &mut || false)
+                            .map(|(totals, _)| side_returns(&totals, n, sides))
+                    } else {
+                        arena::play_match(&sim.game, &sim.bots, seed, &mut || false)
+                            .map(|s| side_returns(&s.returns(), n, sides))
+                    };
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(per_side);
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    progress(d, sim.matches);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    let mut per_unit = Vec::with_capacity(results.len());
+    for r in results.into_iter().flatten() {
+        per_unit.push(r?);
+    }
+    let units = per_unit.len().max(1) as f64;
+    let mut out = Vec::new();
+    for side in 0..sides {
+        let values: Vec<f64> = per_unit.iter().map(|v| v[side]).collect();
+        let wins: f64 = per_unit
+            .iter()
+            .map(|v| {
+                let best_other = (0..sides)
+                    .filter(|&o| o != side)
+                    .map(|o| v[o])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if v[side] > best_other {
+                    1.0
+                } else if v[side] == best_other {
+                    0.5
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        let mean = values.iter().sum::<f64>() / units;
+        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (units - 1.0).max(1.0);
+        out.push(SideResult {
+            side,
+            bots: (0..n)
+                .filter(|&s| side_of(s, n) == side)
+                .map(|s| sim.bots[s].to_string())
+                .collect(),
+            win_rate: wins / units,
+            win_rate_ci: wilson(wins, units),
+            mean_return: mean,
+            mean_return_ci: 1.96 * (var / units).sqrt(),
+        });
+    }
+    let per_unit_matches = if sim.duplicate { sides } else { 1 };
+    Ok(Report {
+        sides: out,
+        matches_played: per_unit.len() * per_unit_matches,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// One seat's return per side (seats of a side share their returns in every game here).
+fn side_returns(returns: &[f64], n: usize, sides: usize) -> Vec<f64> {
+    (0..sides)
+        .map(|side| {
+            let seats: Vec<f64> = (0..n)
+                .filter(|&s| side_of(s, n) == side)
+                .map(|s| returns[s])
+                .collect();
+            seats.iter().sum::<f64>() / seats.len().max(1) as f64
+        })
+        .collect()
+}
+
+/// The 95% Wilson score interval of `wins` successes in `n` trials.
+fn wilson(wins: f64, n: f64) -> (f64, f64) {
+    let z = 1.96f64;
+    let p = wins / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// A progress line on stderr when it is a terminal: done, rate, time left.
+pub fn progress_printer() -> impl Fn(usize, usize) + Sync {
+    let tty = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let last = Mutex::new(Instant::now());
+    move |done, total| {
+        if !tty {
+            return;
+        }
+        let Ok(mut last) = last.lock() else { return };
+        if done < total && last.elapsed().as_millis() < 100 {
+            return;
+        }
+        *last = Instant::now();
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        let rate = done as f64 / secs;
+        let left = (total - done) as f64 / rate.max(1e-9);
+        let width = 30;
+        let filled = width * done / total.max(1);
+        let mut err = std::io::stderr();
+        let _ = write!(
+            err,
+            "\r[{}{}] {done}/{total}  {rate:.0}/s  {left:.0}s left ",
+            "#".repeat(filled),
+            "-".repeat(width - filled)
+        );
+        if done == total {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }
+}
+
+/// The report as text.
+#[must_use]
+pub fn text(sim: &Simulation, r: &Report) -> String {
+    let unit = if sim.duplicate {
+        "duplicate sets"
+    } else {
+        "matches"
+    };
+    let mut out = format!(
+        "cardhouse simulate {} ({}): {} {unit}, {} matches in {:.1} s ({:.0} matches/s), seed {}, {} threads\n",
+        sim.game.name(),
+        options_text(&sim.game),
+        sim.matches,
+        r.matches_played,
+        r.seconds,
+        r.matches_played as f64 / r.seconds.max(1e-9),
+        sim.seed,
+        sim.threads
+    );
+    out.push_str(&format!(
+        "{:<6}{:<40}{:>24}{:>26}\n",
+        "side", "bots (seats)", "win rate (95% CI)", "mean return (95% CI)"
+    ));
+    for s in &r.sides {
+        out.push_str(&format!(
+            "{:<6}{:<40}{:>24}{:>26}\n",
+            s.side,
+            s.bots.join(","),
+            format!(
+                "{:.3} ({:.3}-{:.3})",
+                s.win_rate, s.win_rate_ci.0, s.win_rate_ci.1
+            ),
+            format!("{:+.2} (±{:.2})", s.mean_return, s.mean_return_ci)
+        ));
+    }
+    out
+}
+
+/// The options that differ from the game's defaults.
+fn options_text(game: &AnyGame) -> String {
+    let defaults = cardhouse::new_game(game.name(), &cardhouse::Options::new())
+        .map(|g| g.options())
+        .unwrap_or_default();
+    let changed: Vec<String> = game
+        .options()
+        .iter()
+        .filter(|(k, v)| defaults.get(*k).map(ToString::to_string) != Some(v.to_string()))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if changed.is_empty() {
+        "default options".into()
+    } else {
+        changed.join(" ")
+    }
+}
+
+/// The report as one JSON object.
+#[must_use]
+pub fn json(sim: &Simulation, r: &Report) -> serde_json::Value {
+    json!({
+        "game": sim.game.name(),
+        "options": sim.game.options().iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<std::collections::BTreeMap<_, _>>(),
+        "bots": sim.bots.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "matches": sim.matches,
+        "duplicate": sim.duplicate,
+        "matches_played": r.matches_played,
+        "seed": sim.seed,
+        "threads": sim.threads,
+        "seconds": r.seconds,
+        "matches_per_second": r.matches_played as f64 / r.seconds.max(1e-9),
+        "sides": r.sides.iter().map(|s| json!({
+            "side": s.side,
+            "bots": s.bots,
+            "win_rate": s.win_rate,
+            "win_rate_ci95": [s.win_rate_ci.0, s.win_rate_ci.1],
+            "mean_return": s.mean_return,
+            "mean_return_ci95": [s.mean_return - s.mean_return_ci, s.mean_return + s.mean_return_ci],
+        })).collect::<Vec<_>>(),
+    })
+}
