@@ -65,6 +65,7 @@ mod bidding;
 mod deal;
 mod observation;
 mod play;
+pub use play::winning_position;
 mod resample;
 pub mod scoring;
 mod view;

@@ -5,8 +5,9 @@
 
 use super::{
     AvinasState, FACE_DOWN_BASE, Kind, NAMED_BASE, Phase, action_card, bidding::trump_count,
+    card_action,
 };
-use crate::{Action, ActionSet};
+use crate::{Action, ActionSet, Card, Suit};
 
 /// The Queens and Jacks (always trumps).
 pub(super) const QJ: u32 = 0x3030_3030;
@@ -309,4 +310,16 @@ pub(super) fn play_reason(s: &AvinasState, action: Action) -> String {
         (1, _) => "at trick 2 a player holding a trump must play one (§8)".into(),
         _ => "must follow the suit led while holding it (Queens and Jacks are trumps) (§8)".into(),
     }
+}
+
+/// The position (0..4) of the card that wins a complete trick of these cards, in play order,
+/// with `trump` as trump (§8): the highest trump, else the highest card of the suit led.
+/// `None` if a card is not of the 32-card pack.
+#[must_use]
+pub fn winning_position(trump: Suit, cards: [Card; 4]) -> Option<usize> {
+    let mut ids = [0u8; 4];
+    for (slot, c) in ids.iter_mut().zip(cards) {
+        *slot = card_action(c)? as u8;
+    }
+    Some(trick_winner(trump as u8, &ids))
 }
