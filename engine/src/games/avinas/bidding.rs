@@ -57,7 +57,6 @@ impl AvinasState {
     /// One knock or double decision (§6.3, §6.4).
     pub(super) fn knock_decision(&mut self, action: Action) {
         let d = self.declarer;
-        self.asked += 1;
         match (self.phase, action) {
             (Phase::Knock, KNOCK) => {
                 self.knock = Some(self.to_act);

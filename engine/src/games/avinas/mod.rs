@@ -434,8 +434,6 @@ pub struct AvinasState {
     tmask: u32,
     /// Face-up Sevens `b`.
     base: u8,
-    /// Number of knock/double decisions made (sevens game).
-    asked: u8,
     knock: Option<u8>,
     double: Option<u8>,
     bids: [u8; 4],
@@ -493,7 +491,6 @@ impl AvinasState {
             trump: 4,
             tmask: 0,
             base: 0,
-            asked: 0,
             knock: None,
             double: None,
             bids: [0; 4],
