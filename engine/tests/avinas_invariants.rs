@@ -385,6 +385,7 @@ fn resample_keeps_the_seats_knowledge_bids_and_shown_voids() {
                     .expect("a consistent state exists: the true one");
                 assert_eq!(r.observation(seat).unwrap(), s.observation(seat).unwrap());
                 assert_eq!(json(&r, Viewer::Seat(seat)), json(s, Viewer::Seat(seat)));
+                assert_eq!(json(&r, Viewer::Spectator), json(s, Viewer::Spectator));
                 assert_eq!(r.hand(seat), s.hand(seat));
                 assert_eq!(r.exposed(), s.exposed());
                 let known = s.view(Viewer::Seat(seat)).unwrap().known;
