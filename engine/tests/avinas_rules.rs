@@ -974,3 +974,13 @@ fn bad_actions_are_errors_that_leave_the_state_unchanged() {
     act(&mut b, "bid 3");
     assert!(illegal(&b, "play QS").contains("bid"));
 }
+
+#[test]
+fn default_game_equals_the_default_options_and_the_observation_length_is_documented() {
+    assert_eq!(
+        AvinasGame::default(),
+        AvinasGame::from_options(&Options::new()).unwrap()
+    );
+    assert_eq!(cardhouse::games::avinas::layout::TOTAL, 540);
+    assert_eq!(AvinasGame::default().observation_len(), 540);
+}

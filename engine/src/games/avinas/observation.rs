@@ -15,9 +15,12 @@ pub mod layout {
     pub const KNOWN: usize = HAND + 32;
     /// Every card dealt face up in this deal, played or not (32).
     pub const EXPOSED: usize = KNOWN + 4 * 32;
+    /// Number of 4th/8th cards each relative seat was dealt face down / 2: the dealer's side's
+    /// non-Sevens, public knowledge that they are not Sevens (4).
+    pub const FACE_DOWN_DEALT: usize = EXPOSED + 32;
     /// Cards in the current trick by relative seat; a face-down lead is shown only to its
     /// leader (4 × 32).
-    pub const TRICK: usize = EXPOSED + 32;
+    pub const TRICK: usize = FACE_DOWN_DEALT + 4;
     /// A face-down card lies in the current trick, by relative seat (4).
     pub const FACE_DOWN: usize = TRICK + 4 * 32;
     /// Cards seen played this deal (done and current tricks), by relative seat (4 × 32).
@@ -56,8 +59,8 @@ pub mod layout {
     pub const RAMS: usize = TRICKS_WON + 2;
     /// Pips per relative team / pip limit (2).
     pub const PIPS: usize = RAMS + 2;
-    /// Total length: 32 + 128 + 32 + 128 + 4 + 128 + 4 + 8 + 4 + 4 + 2 + 4 + 1 + 4 + 4 + 36
-    /// + 4 + 1 + 2 + 2 + 2 + 2 = 535.
+    /// Total length: 32 + 128 + 32 + 4 + 128 + 4 + 128 + 4 + 8 + 4 + 4 + 2 + 4 + 1 + 4 + 4
+    /// + 36 + 4 + 1 + 2 + 2 + 2 + 2 = 540.
     pub const TOTAL: usize = PIPS + 2;
 }
 
@@ -123,6 +126,10 @@ pub(super) fn write(s: &AvinasState, seat: usize, out: &mut [f32]) -> Result<(),
         cards(out, PLAYED + rel(p) * 32, s.seen_played(me, p));
     }
     cards(out, EXPOSED, s.exposed);
+    for p in 0..4 {
+        let n = (s.hidden_special & s.dealt_hands[p]).count_ones();
+        out[FACE_DOWN_DEALT + rel(p)] = n as f32 / 2.0;
+    }
     if s.phase == Phase::Play {
         let t = usize::from(s.trick_no);
         let leader = usize::from(s.leaders[t]);
