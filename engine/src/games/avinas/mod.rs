@@ -35,6 +35,8 @@
 //!   stopped knock leaves `D + F < 120`.
 //! * Finished deals of a match stay in the history as played; hands never shown in them
 //!   (all-pass deals, early stops) are not part of any view or observation.
+//! * Options: `pip_limit` is an integer from 1 to 100 \[engine bound\]; `first_dealer` is
+//!   `random` or a seat, given as a name (`"2"`) or an integer (`2`).
 //!
 //! **Actions** (fixed ids, [`NUM_ACTIONS`] = 109):
 //!

@@ -66,10 +66,24 @@ pub mod layout {
 
 use layout::*;
 
+/// Writes the 32 card slots at `offset`, four at a time from a table.
 #[inline]
 fn cards(out: &mut [f32], offset: usize, ids: u32) {
-    for (i, slot) in out[offset..offset + 32].iter_mut().enumerate() {
-        *slot = f32::from(u8::from(ids >> i & 1 == 1));
+    const NIBBLE: [[f32; 4]; 16] = {
+        let mut t = [[0.0; 4]; 16];
+        let mut n = 0;
+        while n < 16 {
+            let mut i = 0;
+            while i < 4 {
+                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
+                i += 1;
+            }
+            n += 1;
+        }
+        t
+    };
+    for (k, chunk) in out[offset..offset + 32].chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&NIBBLE[(ids >> (4 * k) & 15) as usize]);
     }
 }
 
