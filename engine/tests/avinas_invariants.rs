@@ -454,3 +454,51 @@ fn resample_actually_varies_the_hidden_cards() {
     );
     let _ = action_card(0);
 }
+
+/// A pending face-down lead of another seat is re-chosen among that seat's possible cards:
+/// the resampled states keep the seat's knowledge and vary the hidden card.
+#[test]
+fn resample_re_chooses_another_seats_face_down_lead() {
+    let g = game(&[("scope", "deal"), ("early_stop_allowed", "false")]);
+    let mut checked = 0;
+    let mut varied = 0;
+    for seed in 0..3000 {
+        let mut rng = SeededRng::new(seed);
+        let mut s = g.new_initial_state();
+        s.resolve_chance(&mut rng);
+        while !s.is_terminal() && !s.face_down_pending() {
+            let legal = s.legal_actions();
+            let fd = legal.iter().find(|&a| (32..64).contains(&a));
+            let a = fd.unwrap_or_else(|| legal.choose(&mut rng).expect("legal"));
+            s.apply(a).expect("legal");
+        }
+        if !s.face_down_pending() {
+            continue;
+        }
+        let v = s.view(Viewer::Omniscient).expect("view");
+        let leader = v.trick[0].seat;
+        let led = v.trick[0].card.expect("card");
+        let trump = s.trump().expect("trump");
+        let seat = (leader + 1 + rng.below(3) as usize) % 4;
+        for _ in 0..5 {
+            let r = s.resample(seat, &mut rng).expect("resample");
+            assert_eq!(r.observation(seat).unwrap(), s.observation(seat).unwrap());
+            assert_eq!(json(&r, Viewer::Seat(seat)), json(&s, Viewer::Seat(seat)));
+            let rv = r.view(Viewer::Omniscient).expect("view");
+            let c = rv.trick[0].card.expect("card");
+            assert!(!is_trump(c, trump), "the face-down leader held no trump");
+            assert!(r.hand(leader).iter().all(|x| !is_trump(x, trump)));
+            if c != led {
+                varied += 1;
+            }
+        }
+        checked += 1;
+        if checked >= 15 {
+            break;
+        }
+    }
+    assert!(
+        checked >= 10 && varied > 0,
+        "{checked} states, {varied} varied"
+    );
+}
