@@ -502,3 +502,42 @@ fn resample_re_chooses_another_seats_face_down_lead() {
         "{checked} states, {varied} varied"
     );
 }
+
+/// Dealing: a seat reads its own cards, every face-up card, and (the dealer only) the
+/// dealer's side's face-down 4th/8th cards; of anything else only that a card was dealt.
+#[test]
+fn deal_events_show_exactly_what_each_seat_sees() {
+    for seed in 0..30 {
+        let g = game(&[("scope", "deal")]);
+        let mut s = g.new_initial_state();
+        let mut rng = SeededRng::new(seed);
+        s.apply_random_chance(&mut rng).expect("first dealer");
+        let dealer = s.dealer();
+        let mut k = 0;
+        while s.is_chance_node() {
+            let a = s.legal_actions().choose(&mut rng).expect("outcome");
+            let card = action_card(a).expect("card").to_string();
+            let seat = (dealer + 1 + (k / 4) % 4) % 4;
+            let special = k % 4 == 3;
+            let face_up = special && ((seat + dealer) % 2 == 1 || card.starts_with('7'));
+            for v in 0..4 {
+                let text = s
+                    .action_to_string_for(Viewer::Seat(v), a)
+                    .expect("public event");
+                let sees = v == seat || face_up || (special && v == dealer);
+                assert_eq!(text.contains(&card), sees, "seat {v}: {text}");
+                let ending = match (special, face_up) {
+                    (false, _) => format!("to {seat}"),
+                    (true, true) => format!("to {seat} face up"),
+                    (true, false) => format!("to {seat} face down"),
+                };
+                assert!(text.ends_with(&ending), "{text}");
+            }
+            let spectator = s.action_to_string_for(Viewer::Spectator, a).expect("event");
+            assert_eq!(spectator.contains(&card), face_up);
+            s.apply(a).expect("outcome");
+            k += 1;
+        }
+        assert_eq!(k, 32);
+    }
+}
