@@ -366,6 +366,14 @@ pub enum Phase {
     Over,
 }
 
+/// Serializes a suit by its lower-case name (`hearts`), as the action texts write it.
+fn suit_name<S: serde::Serializer>(suit: &Option<Suit>, ser: S) -> Result<S::Ok, S::Error> {
+    match suit {
+        Some(s) => ser.serialize_some(s.name()),
+        None => ser.serialize_none(),
+    }
+}
+
 /// The result of a finished deal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct DealResult {
@@ -376,6 +384,7 @@ pub struct DealResult {
     /// The declarer.
     pub declarer: Option<usize>,
     /// Trump.
+    #[serde(serialize_with = "suit_name")]
     pub trump: Option<Suit>,
     /// Sevens game: the number of face-up Sevens `b`.
     pub base: u32,

@@ -39,6 +39,7 @@ pub struct AvinasView {
     /// Declarer, once known.
     pub declarer: Option<usize>,
     /// Trump, once fixed.
+    #[serde(serialize_with = "super::suit_name")]
     pub trump: Option<Suit>,
     /// Sevens game: number of face-up Sevens `b`.
     pub base: u32,
