@@ -39,6 +39,41 @@ fn specs() -> Vec<(&'static str, &'static str, Options, u64)> {
             ]),
             3,
         ),
+        (
+            "avinas_deal_sevens_game",
+            "avinas",
+            options([
+                ("scope", OptionValue::from("deal")),
+                ("first_dealer", "0".into()),
+            ]),
+            2,
+        ),
+        (
+            "avinas_deal_bidding_early_stop",
+            "avinas",
+            options([
+                ("scope", OptionValue::from("deal")),
+                ("first_dealer", "0".into()),
+            ]),
+            5,
+        ),
+        (
+            "avinas_deal_bidding_full_play_tricks_basis",
+            "avinas",
+            options([
+                ("scope", OptionValue::from("deal")),
+                ("first_dealer", "0".into()),
+                ("early_stop_allowed", false.into()),
+                ("schwarz_basis", "tricks".into()),
+            ]),
+            5,
+        ),
+        (
+            "avinas_match_pip_limit_3",
+            "avinas",
+            options([("pip_limit", OptionValue::from(3))]),
+            12,
+        ),
     ]
 }
 

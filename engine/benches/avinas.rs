@@ -1,0 +1,148 @@
+//! Avinas benchmarks: random full deals (including the deal), full matches, and the hot-path
+//! calls on their own. Figures go into the README's benchmark table.
+//!
+//! `cargo bench -p cardhouse --bench avinas`
+
+use std::hint::black_box;
+
+use cardhouse::games::avinas::{AvinasGame, AvinasState, layout};
+use cardhouse::{Game, Options, Rng, SeededRng, State};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn game(pairs: &[(&str, &str)]) -> AvinasGame {
+    let opts: Options = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), (*v).into()))
+        .collect();
+    AvinasGame::from_options(&opts).expect("valid options")
+}
+
+/// One random deal (or match) from the shuffle to the score, uniform among legal actions.
+fn random_deal(g: &AvinasGame, rng: &mut SeededRng) -> AvinasState {
+    let mut s = g.new_initial_state();
+    s.resolve_chance(rng);
+    while !s.is_terminal() {
+        if s.is_chance_node() {
+            s.resolve_chance(rng);
+            continue;
+        }
+        let legal = s.legal_actions();
+        let a = legal.choose(rng).expect("legal action");
+        s.apply_unchecked(a);
+    }
+    s
+}
+
+/// The same, returning only the card points (the state stays local to the loop).
+#[inline(never)]
+fn random_deal_points(g: &AvinasGame, rng: &mut SeededRng) -> [u32; 2] {
+    random_deal(g, rng).card_points()
+}
+
+/// States sampled along random deals, for the per-call benchmarks.
+fn sample_states(g: &AvinasGame, n: usize) -> Vec<AvinasState> {
+    let mut rng = SeededRng::new(1);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut s = g.new_initial_state();
+        s.resolve_chance(&mut rng);
+        while !s.is_terminal() {
+            out.push(s.clone());
+            let a = s.legal_actions().choose(&mut rng).expect("legal");
+            s.apply_unchecked(a);
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+fn deals(c: &mut Criterion) {
+    let mut group = c.benchmark_group("avinas");
+    group.throughput(Throughput::Elements(1));
+    for (name, opts) in [
+        (
+            "random_deal",
+            &[("scope", "deal"), ("first_dealer", "0")][..],
+        ),
+        (
+            "random_deal_no_early_stop",
+            &[
+                ("scope", "deal"),
+                ("first_dealer", "0"),
+                ("early_stop_allowed", "false"),
+            ][..],
+        ),
+    ] {
+        let g = game(opts);
+        let mut rng = SeededRng::new(7);
+        // The result is checked, so the benchmark measures real, complete deals.
+        let end = random_deal(&g, &mut rng);
+        assert!(end.is_terminal() && end.card_points().iter().sum::<u32>() <= 120);
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(random_deal_points(&g, &mut rng)))
+        });
+    }
+    let g = game(&[]);
+    let mut rng = SeededRng::new(9);
+    let m = random_deal(&g, &mut rng);
+    assert!(m.loser().is_some() && m.pips().iter().any(|&p| p >= 12));
+    group.sample_size(20);
+    group.bench_function("random_match_to_12_pips", |b| {
+        b.iter(|| black_box(random_deal(&g, &mut rng).pips()))
+    });
+    group.finish();
+}
+
+fn calls(c: &mut Criterion) {
+    let g = game(&[("scope", "deal")]);
+    let states = sample_states(&g, 4096);
+    let mut group = c.benchmark_group("avinas_calls");
+    group.throughput(Throughput::Elements(states.len() as u64));
+    group.bench_function("legal_actions", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| s.legal_actions().len())
+                .sum::<usize>()
+        })
+    });
+    let mut rng = SeededRng::new(3);
+    let moves: Vec<u32> = states
+        .iter()
+        .map(|s| s.legal_actions().choose(&mut rng).expect("legal"))
+        .collect();
+    group.bench_function("apply", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (s, &a) in states.iter().zip(&moves) {
+                let mut t = s.clone();
+                t.apply_unchecked(a);
+                n += t.move_number();
+            }
+            n
+        })
+    });
+    group.bench_function("clone", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| black_box(s.clone()).move_number())
+                .sum::<usize>()
+        })
+    });
+    let mut buf = vec![0.0f32; layout::TOTAL];
+    group.bench_function("observation", |b| {
+        b.iter(|| {
+            for (i, s) in states.iter().enumerate() {
+                s.write_observation(i & 3, &mut buf)
+                    .expect("valid seat and buffer");
+            }
+            buf[0]
+        })
+    });
+    group.finish();
+    let _ = rng.next_u64();
+}
+
+criterion_group!(benches, deals, calls);
+criterion_main!(benches);

@@ -1,0 +1,105 @@
+//! The first dealer and the deal with its exposed cards (§4, §5).
+
+use super::{AvinasState, Kind, Phase};
+use crate::Rng;
+
+/// Card ids of the four Sevens (rank bit 0 of each lane).
+pub(super) const SEVENS: u32 = 0x0101_0101;
+
+impl AvinasState {
+    pub(super) fn choose_dealer(&mut self, dealer: u8) {
+        self.push_log(crate::Action::from(dealer));
+        self.dealer = dealer;
+        self.phase = Phase::Deal;
+        self.deal_start = self.log_len;
+    }
+
+    /// Card ids not dealt yet in this deal.
+    pub(super) fn undealt(&self) -> u32 {
+        !(self.dealt_hands[0] | self.dealt_hands[1] | self.dealt_hands[2] | self.dealt_hands[3])
+    }
+
+    /// Seat receiving the `k`-th card of the deal: two rounds of packets of four, from the
+    /// dealer's left, the dealer last (§5.1).
+    pub(super) fn deal_target(&self, k: u8) -> usize {
+        usize::from((self.dealer + 1 + (k >> 2 & 3)) & 3)
+    }
+
+    /// True if the `k`-th card of the deal is a seat's 4th or 8th card (§5.2).
+    pub(super) fn is_special(k: u8) -> bool {
+        k & 3 == 3
+    }
+
+    /// Whether a special card `id` dealt to `seat` lies face up: always for the dealer's
+    /// opponents, for the dealer's side only if it is a Seven (§5.2).
+    pub(super) fn face_up(&self, seat: usize, id: u8) -> bool {
+        (seat ^ usize::from(self.dealer)) & 1 == 1 || SEVENS >> id & 1 == 1
+    }
+
+    pub(super) fn deal_card(&mut self, id: u8) {
+        let k = self.dealt;
+        let seat = self.deal_target(k);
+        self.push_log(crate::Action::from(id));
+        self.hands[seat] |= 1 << id;
+        self.dealt_hands[seat] |= 1 << id;
+        if Self::is_special(k) {
+            self.expose(seat, id);
+        }
+        self.dealt += 1;
+        if self.dealt == 32 {
+            self.finish_deal_out();
+        }
+    }
+
+    /// A 4th or 8th card: face up or face down; a face-up Seven makes its receiver the
+    /// declarer so far (the last one in exposure order counts, §6.1).
+    fn expose(&mut self, seat: usize, id: u8) {
+        if self.face_up(seat, id) {
+            self.exposed |= 1 << id;
+            if SEVENS >> id & 1 == 1 {
+                self.base += 1;
+                self.declarer = seat as u8;
+                self.trump = id >> 3;
+            }
+        } else {
+            self.hidden_special |= 1 << id;
+        }
+    }
+
+    /// The whole deal at once: a Fisher–Yates shuffle of the 32 card ids, logged as the 32
+    /// outcomes of dealing them one by one.
+    pub(super) fn deal_all<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let mut ids: [u8; 32] = std::array::from_fn(|i| i as u8);
+        for i in (1..32).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            ids.swap(i, j);
+        }
+        let start = usize::from(self.log_len);
+        self.log[start..start + 32].copy_from_slice(&ids);
+        self.log_len += 32;
+        let first = usize::from(self.dealer) + 1;
+        for (p, packet) in ids.chunks_exact(4).enumerate() {
+            let seat = (first + p) & 3;
+            let bits = packet.iter().fold(0u32, |acc, &id| acc | 1 << id);
+            self.hands[seat] |= bits;
+            self.expose(seat, packet[3]);
+        }
+        self.dealt_hands = self.hands;
+        self.dealt = 32;
+        self.finish_deal_out();
+    }
+
+    /// All cards are out: a face-up Seven makes a sevens game, otherwise bidding (§5.4).
+    fn finish_deal_out(&mut self) {
+        if self.base > 0 {
+            self.kind = Some(Kind::Sevens);
+            self.tmask = super::play::trump_mask(self.trump);
+            self.phase = Phase::Knock;
+            self.to_act = self.declarer;
+        } else {
+            self.kind = Some(Kind::Bidding);
+            self.phase = Phase::Bid;
+            self.to_act = (self.dealer + 1) & 3;
+        }
+    }
+}

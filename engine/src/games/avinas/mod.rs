@@ -1,0 +1,970 @@
+//! Avinas ("Rams"): the Lithuanian four-player partnership game. 32 cards, the four Queens
+//! and four Jacks always trumps, a deal that exposes cards and decides between a *sevens
+//! game* (scored in rams) and a *bidding game* (scored in pips), to 12 pips.
+//!
+//! **Rules source:** `shared/rules/avinas.md` (after seed `002`, pagat.com "Avinas" and
+//! D. Parlett). Section numbers below refer to that file.
+//!
+//! **Engine decisions and rulings** (the rules file's own \[decision\]s are followed as
+//! written; these are the engine's forms of them):
+//! * Seats `0..4` clockwise, partners {0, 2} and {1, 3}; team `t` is the seats `t` and `t + 2`.
+//!   The first dealer is one chance event (outcomes `0..4`, uniform) unless option
+//!   `first_dealer` names a seat; then the deal passes to seat `+1` after every deal,
+//!   all-pass deals included (§4).
+//! * The deal is 32 explicit chance outcomes, one card each, in the order of §5: two rounds
+//!   of packets of four, from the dealer's left, the dealer last. The last card of each packet
+//!   (the 4th and 8th card of a seat) is exposed by §5.2: always for the dealer's opponents,
+//!   for the dealer's side only if it is a Seven; a face-down one is seen by its owner and the
+//!   dealer. Everybody therefore knows that a dealer-side face-down card is not a Seven.
+//! * Sevens game (§6): the declarer decides `knock` or `pass` first, then (if he passed) his
+//!   partner; after a knock the defender to the declarer's left, then the other defender,
+//!   decides `double` or `pass`. The declarer leads trick 1.
+//! * Bidding game (§7): one round from the dealer's left; `bid n` (n = the trump count of some
+//!   suit, above every earlier bid) or `pass`. All four pass: no score, the next dealer deals
+//!   (with `scope = deal` the state is terminal with returns 0). The opening lead is one
+//!   action: a plain-rank card of a suit whose count equals the bid (`play 10H`: trump ♥), or
+//!   a Queen or Jack together with the named suit (`play QS trump hearts`).
+//! * Early stop (§7.4): after each of tricks 1–7, before the next lead, the declarer chooses
+//!   `continue` or `stop` (bidding game with `early_stop_allowed`; sevens game without a knock
+//!   with `early_stop_in_sevens_game`). Unplayed cards score for nobody and are never shown.
+//! * Trick 2 (§8): a leader without a trump may lead any card face up or face down
+//!   (`play 8H face down`); the others see only "a card face down" until the trick is complete,
+//!   then the card is shown. A face-up card exposed in the deal may also be led face down: it
+//!   then stops being known to the others until the trick is revealed \[ruling\].
+//! * A knock stops play at the first trick the defenders win (§6.5); an early stop or a
+//!   stopped knock leaves `D + F < 120`.
+//! * Finished deals of a match stay in the history as played; hands never shown in them
+//!   (all-pass deals, early stops) are not part of any view or observation.
+//! * Options: `pip_limit` is an integer from 1 to 100 \[engine bound\]; `first_dealer` is
+//!   `random` or a seat, given as a name (`"2"`) or an integer (`2`).
+//!
+//! **Actions** (fixed ids, [`NUM_ACTIONS`] = 109):
+//!
+//! | ids | action | text |
+//! |---|---|---|
+//! | 0..32 | play a card face up: `suit lane * 8 + rank - 7` (lanes ♣ ♦ ♥ ♠; ranks 7 8 9 10 J Q K A) | `play QS` |
+//! | 32..64 | lead a card face down at trick 2 (`32 +` card id) | `play 8H face down` |
+//! | 64..96 | opening lead of a bidding game with a Q or J, naming trump: `64 + (lane * 2 + [Q]) * 4 + named lane` | `play QS trump hearts` |
+//! | 96..104 | bid 1..8 | `bid 3` |
+//! | 104 | pass (bidding, knock, double) | `pass` |
+//! | 105 | knock (all-tricks announcement) | `knock` |
+//! | 106 | double (defenders' knock back) | `double` |
+//! | 107 | continue (after a trick, when a stop is allowed) | `continue` |
+//! | 108 | stop (early stop) | `stop` |
+//!
+//! Chance outcomes: `0..4` the first dealer (`first dealer 2`), then card ids `0..32` for the
+//! card dealt next (`deal 7H to 2 face up`; other seats read `deal a card to 2` or
+//! `deal a card to 2 face down`).
+//!
+//! **Returns** (§12): 0 until terminal. `scope = match`: −1 for each seat of the losing side,
+//! +1 for the other (the cat flag does not change them). `scope = deal`: terminal after one
+//! deal; with `n` = the rams or pips given in that deal before any cancellation, −n for each
+//! seat of the side they are given against and +n for the other side (0 after an all-pass deal).
+//!
+//! **Observation:** see [`layout`].
+
+mod bidding;
+mod deal;
+mod observation;
+mod play;
+pub use play::winning_position;
+mod resample;
+pub mod scoring;
+mod view;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+pub use observation::layout;
+pub use scoring::{bidding_pips, give_rams, loser, sevens_rams};
+pub use view::{AvinasView, BidView, ExposedView, PlayView, TrickView};
+
+use crate::options::{OptionKind, OptionSpec, Resolved};
+use crate::{
+    Action, ActionSet, Card, CardSet, Error, Game, OptionValue, Options, Player, Rng, Scope,
+    SeatValues, State, Suit, Viewer,
+};
+
+/// Number of player action ids.
+pub const NUM_ACTIONS: usize = 109;
+/// First face-down lead action id.
+pub const FACE_DOWN_BASE: Action = 32;
+/// First named opening lead (Queen or Jack plus a trump suit) action id.
+pub const NAMED_BASE: Action = 64;
+/// The action `bid 1`; `bid n` is `BID_BASE + n - 1`.
+pub const BID_BASE: Action = 96;
+/// `pass`.
+pub const PASS: Action = 104;
+/// `knock`.
+pub const KNOCK: Action = 105;
+/// `double`.
+pub const DOUBLE: Action = 106;
+/// `continue`.
+pub const CONTINUE: Action = 107;
+/// `stop`.
+pub const STOP: Action = 108;
+
+/// The card id (play action and deal outcome) of a card of the 32-card pack.
+#[must_use]
+pub fn card_action(card: Card) -> Option<Action> {
+    let r = card.rank_index();
+    (r >= 5).then(|| (card.suit_index() * 8 + r - 5) as Action)
+}
+
+/// The card of a card id `0..32`.
+#[must_use]
+pub fn action_card(id: Action) -> Option<Card> {
+    (id < 32).then(|| Card::from_u8(((id / 8) * 16 + id % 8 + 5) as u8))?
+}
+
+/// The card ids of a set (bit `id` = card id) as a card set.
+#[must_use]
+pub fn to_cards(ids: u32) -> CardSet {
+    let p = u64::from(ids);
+    CardSet::from_bits(
+        ((p & 0xFF) << 5)
+            | ((p >> 8 & 0xFF) << 21)
+            | ((p >> 16 & 0xFF) << 37)
+            | ((p >> 24 & 0xFF) << 53),
+    )
+}
+
+/// The card ids of a card set (cards outside the pack are dropped).
+#[must_use]
+pub fn to_ids(cards: CardSet) -> u32 {
+    let b = cards.bits();
+    ((b >> 5 & 0xFF) | (b >> 21 & 0xFF) << 8 | (b >> 37 & 0xFF) << 16 | (b >> 53 & 0xFF) << 24)
+        as u32
+}
+
+/// Which kind of deal is played (§5.4).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A Seven was dealt face up: declarer and trump from the last one, scored in rams.
+    Sevens,
+    /// No Seven face up: bidding by trump count, scored in pips.
+    Bidding,
+}
+
+/// Option `all_tricks_loss_rams`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AllTricksLoss {
+    /// A failed knock costs `2b × m` (default).
+    DoubleLoss,
+    /// A failed knock costs `b × m`.
+    DoubleBase,
+}
+
+/// Option `schwarz_basis`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SchwarzBasis {
+    /// The "0" rows of §11.2 mean 0 card points (default).
+    CardPoints,
+    /// The "0" rows mean 0 tricks.
+    Tricks,
+}
+
+/// A validated Avinas configuration (the options of §17).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AvinasGame {
+    pub(crate) pip_limit: u32,
+    pub(crate) scope: Scope,
+    /// `None` = random (a chance event).
+    pub(crate) first_dealer: Option<u8>,
+    pub(crate) cat_rule: bool,
+    pub(crate) early_stop_allowed: bool,
+    pub(crate) early_stop_in_sevens_game: bool,
+    pub(crate) all_tricks_loss: AllTricksLoss,
+    pub(crate) schwarz_basis: SchwarzBasis,
+}
+
+const FIRST_DEALER_CHOICES: &[&str] = &["random", "0", "1", "2", "3"];
+
+const SPECS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "pip_limit",
+        kind: OptionKind::Int { min: 1, max: 100 },
+        default: "12",
+        doc: "the game ends after a deal that leaves a side with at least this many pips (§12)",
+    },
+    crate::options::SCOPE_SPEC,
+    OptionSpec {
+        name: "first_dealer",
+        kind: OptionKind::Choice(FIRST_DEALER_CHOICES),
+        default: "random",
+        doc: "random: the first dealer is a chance event; a seat 0-3 fixes it (§4)",
+    },
+    OptionSpec {
+        name: "cat_rule",
+        kind: OptionKind::Bool,
+        default: "true",
+        doc: "reaching the pip limit while the other side has 0 pips loses as the cat (§12 rule 1)",
+    },
+    OptionSpec {
+        name: "early_stop_allowed",
+        kind: OptionKind::Bool,
+        default: "true",
+        doc: "the declarer of a bidding game may stop play between tricks (§7.4)",
+    },
+    OptionSpec {
+        name: "early_stop_in_sevens_game",
+        kind: OptionKind::Bool,
+        default: "false",
+        doc: "the declarer of a sevens game without a knock may also stop between tricks",
+    },
+    OptionSpec {
+        name: "all_tricks_loss_rams",
+        kind: OptionKind::Choice(&["double_loss", "double_base"]),
+        default: "double_loss",
+        doc: "a failed knock costs 2b × m (double_loss) or b × m (double_base) rams",
+    },
+    OptionSpec {
+        name: "schwarz_basis",
+        kind: OptionKind::Choice(&["card_points", "tricks"]),
+        default: "card_points",
+        doc: "the 0 rows of the pip table mean 0 card points or 0 tricks (§11.2)",
+    },
+];
+
+impl Default for AvinasGame {
+    fn default() -> Self {
+        AvinasGame {
+            pip_limit: 12,
+            scope: Scope::Match,
+            first_dealer: None,
+            cat_rule: true,
+            early_stop_allowed: true,
+            early_stop_in_sevens_game: false,
+            all_tricks_loss: AllTricksLoss::DoubleLoss,
+            schwarz_basis: SchwarzBasis::CardPoints,
+        }
+    }
+}
+
+impl AvinasGame {
+    /// The scope option.
+    #[must_use]
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The pip limit.
+    #[must_use]
+    pub fn pip_limit(&self) -> u32 {
+        self.pip_limit
+    }
+}
+
+impl Game for AvinasGame {
+    type State = AvinasState;
+    const NAME: &'static str = "avinas";
+    const RULES_VERSION: u32 = 1;
+
+    fn option_specs() -> &'static [OptionSpec] {
+        SPECS
+    }
+
+    fn from_options(options: &Options) -> Result<Self, Error> {
+        // `first_dealer` is a choice whose names are also seat numbers: accept an integer.
+        let mut given = options.clone();
+        if let Some(OptionValue::Int(i)) = given.get("first_dealer") {
+            let text = i.to_string();
+            given.insert("first_dealer".into(), OptionValue::Str(text));
+        }
+        let r = OptionSpec::resolve(Self::NAME, SPECS, &given)?;
+        let int = |i: usize| match r[i] {
+            Resolved::Int(v) => v,
+            _ => 0,
+        };
+        let choice = |i: usize| match r[i] {
+            Resolved::Choice(c) => c,
+            _ => 0,
+        };
+        let flag = |i: usize| r[i] == Resolved::Bool(true);
+        Ok(AvinasGame {
+            pip_limit: int(0) as u32,
+            scope: Scope::from_resolved(r[1]),
+            first_dealer: match choice(2) {
+                0 => None,
+                c => Some(c as u8 - 1),
+            },
+            cat_rule: flag(3),
+            early_stop_allowed: flag(4),
+            early_stop_in_sevens_game: flag(5),
+            all_tricks_loss: [AllTricksLoss::DoubleLoss, AllTricksLoss::DoubleBase][choice(6)],
+            schwarz_basis: [SchwarzBasis::CardPoints, SchwarzBasis::Tricks][choice(7)],
+        })
+    }
+
+    fn options(&self) -> Options {
+        let values = [
+            Resolved::Int(i64::from(self.pip_limit)),
+            Resolved::Choice(usize::from(self.scope == Scope::Deal)),
+            Resolved::Choice(self.first_dealer.map_or(0, |d| usize::from(d) + 1)),
+            Resolved::Bool(self.cat_rule),
+            Resolved::Bool(self.early_stop_allowed),
+            Resolved::Bool(self.early_stop_in_sevens_game),
+            Resolved::Choice(usize::from(
+                self.all_tricks_loss == AllTricksLoss::DoubleBase,
+            )),
+            Resolved::Choice(usize::from(self.schwarz_basis == SchwarzBasis::Tricks)),
+        ];
+        SPECS
+            .iter()
+            .zip(values)
+            .map(|(s, v)| (s.name.to_owned(), s.value_of(v)))
+            .collect()
+    }
+
+    fn num_players(&self) -> usize {
+        4
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    fn max_chance_outcomes(&self) -> usize {
+        32
+    }
+
+    fn observation_shape(&self) -> Vec<usize> {
+        vec![layout::TOTAL]
+    }
+
+    fn observation_len(&self) -> usize {
+        layout::TOTAL
+    }
+
+    fn new_initial_state(&self) -> AvinasState {
+        AvinasState::new(*self)
+    }
+}
+
+/// Where a match stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The first dealer is drawn (chance).
+    ChooseDealer,
+    /// Cards are being dealt (chance).
+    Deal,
+    /// Sevens game: the declaring side may knock.
+    Knock,
+    /// Sevens game after a knock: the defenders may double.
+    Double,
+    /// Bidding game: the auction.
+    Bid,
+    /// Trick play.
+    Play,
+    /// Between tricks: the declarer continues or stops.
+    StopChoice,
+    /// The game is over.
+    Over,
+}
+
+/// Serializes a suit by its lower-case name (`hearts`), as the action texts write it.
+fn suit_name<S: serde::Serializer>(suit: &Option<Suit>, ser: S) -> Result<S::Ok, S::Error> {
+    match suit {
+        Some(s) => ser.serialize_some(s.name()),
+        None => ser.serialize_none(),
+    }
+}
+
+/// The result of a finished deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DealResult {
+    /// The kind of deal; `None` when all four passed (no score).
+    pub kind: Option<Kind>,
+    /// The dealer.
+    pub dealer: usize,
+    /// The declarer.
+    pub declarer: Option<usize>,
+    /// Trump.
+    #[serde(serialize_with = "suit_name")]
+    pub trump: Option<Suit>,
+    /// Sevens game: the number of face-up Sevens `b`.
+    pub base: u32,
+    /// Sevens game: 1, 2 after a knock, 4 after a double.
+    pub multiplier: u32,
+    /// Bidding game: the winning bid.
+    pub bid: u32,
+    /// Card points of the declaring side `D`.
+    pub declarer_points: u32,
+    /// Card points of the defenders `F`.
+    pub defender_points: u32,
+    /// Tricks won by the declaring side.
+    pub declarer_tricks: u32,
+    /// Tricks won by the defenders.
+    pub defender_tricks: u32,
+    /// The declarer stopped play early.
+    pub stopped: bool,
+    /// A knock failed (the defenders won a trick).
+    pub knock_failed: bool,
+    /// The team the rams or pips were given against (`None`: nothing given).
+    pub against: Option<usize>,
+    /// How many rams (sevens game) or pips (bidding game), before cancellation.
+    pub amount: u32,
+}
+
+/// Capacity of the per-deal action log: the first dealer, 32 cards dealt, 4 auction or
+/// knock/double actions, 32 cards played, 7 continue/stop decisions.
+const LOG_CAP: usize = 80;
+
+/// Bid slot values: 0 = not yet asked, 1..=8 = a bid, [`PASSED`] = passed.
+const PASSED: u8 = 9;
+
+/// An Avinas state: small and `Clone`; `legal_actions`, `apply` and `write_observation` do
+/// not allocate. Hands are kept as 32-bit card-id words (bit `id` = card id). Finished deals
+/// of a match are kept in a shared, immutable log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AvinasState {
+    game: AvinasGame,
+    phase: Phase,
+    deal_no: u16,
+    dealer: u8,
+    to_act: u8,
+    /// Cards dealt so far in this deal.
+    dealt: u8,
+    /// Index in `log` of the first card dealt in this deal.
+    deal_start: u8,
+    hands: [u32; 4],
+    dealt_hands: [u32; 4],
+    /// Face-up cards of the deal (public), played or not.
+    exposed: u32,
+    /// Face-down 4th/8th cards of the dealer's side (seen by their owner and the dealer).
+    hidden_special: u32,
+    kind: Option<Kind>,
+    declarer: u8,
+    /// Trump lane 0..4; 4 = not fixed yet.
+    trump: u8,
+    /// The trump cards as card ids (0 until trump is fixed).
+    tmask: u32,
+    /// Face-up Sevens `b`.
+    base: u8,
+    knock: Option<u8>,
+    double: Option<u8>,
+    bids: [u8; 4],
+    high_bid: u8,
+    // Play.
+    tricks: [[u8; 4]; 8],
+    leaders: [u8; 8],
+    winners: [u8; 8],
+    trick_no: u8,
+    trick_len: u8,
+    /// Effective suit mask of the card led to the current trick.
+    led_mask: u32,
+    /// Effective suit of the lead: a lane, or 4 for trump.
+    led_suit: u8,
+    win_pos: u8,
+    win_str: u8,
+    /// The lead to trick 2 was face down.
+    face_down: bool,
+    played: [u32; 4],
+    card_points: [u32; 2],
+    tricks_won: [u8; 2],
+    stopped: bool,
+    knock_failed: bool,
+    // Match.
+    rams: [u32; 2],
+    pips: [u32; 2],
+    loser: Option<u8>,
+    cat: bool,
+    last_deal: Option<DealResult>,
+    log: [u8; LOG_CAP],
+    log_len: u8,
+    past: Option<Arc<Vec<u8>>>,
+}
+
+impl AvinasState {
+    fn new(game: AvinasGame) -> AvinasState {
+        AvinasState {
+            game,
+            phase: if game.first_dealer.is_some() {
+                Phase::Deal
+            } else {
+                Phase::ChooseDealer
+            },
+            deal_no: 0,
+            dealer: game.first_dealer.unwrap_or(0),
+            to_act: 0,
+            dealt: 0,
+            deal_start: 0,
+            hands: [0; 4],
+            dealt_hands: [0; 4],
+            exposed: 0,
+            hidden_special: 0,
+            kind: None,
+            declarer: 0,
+            trump: 4,
+            tmask: 0,
+            base: 0,
+            knock: None,
+            double: None,
+            bids: [0; 4],
+            high_bid: 0,
+            tricks: [[0; 4]; 8],
+            leaders: [0; 8],
+            winners: [0; 8],
+            trick_no: 0,
+            trick_len: 0,
+            led_mask: 0,
+            led_suit: 0,
+            win_pos: 0,
+            win_str: 0,
+            face_down: false,
+            played: [0; 4],
+            card_points: [0; 2],
+            tricks_won: [0; 2],
+            stopped: false,
+            knock_failed: false,
+            rams: [0; 2],
+            pips: [0; 2],
+            loser: None,
+            cat: false,
+            last_deal: None,
+            log: [0; LOG_CAP],
+            log_len: 0,
+            past: None,
+        }
+    }
+
+    /// The phase.
+    #[must_use]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The number of the current deal, from 1.
+    #[must_use]
+    pub fn deal_number(&self) -> usize {
+        usize::from(self.deal_no) + 1
+    }
+
+    /// The dealer of the current deal.
+    #[must_use]
+    pub fn dealer(&self) -> usize {
+        usize::from(self.dealer)
+    }
+
+    /// The kind of the current deal, once dealt.
+    #[must_use]
+    pub fn kind(&self) -> Option<Kind> {
+        self.kind
+    }
+
+    /// The declarer, once known (sevens game: after the deal; bidding game: after the auction).
+    #[must_use]
+    pub fn declarer(&self) -> Option<usize> {
+        let known = match self.kind {
+            Some(Kind::Sevens) => true,
+            Some(Kind::Bidding) => self.high_bid > 0 && self.bids.iter().all(|&b| b != 0),
+            None => false,
+        };
+        known.then_some(usize::from(self.declarer))
+    }
+
+    /// Trump, once fixed.
+    #[must_use]
+    pub fn trump(&self) -> Option<Suit> {
+        Suit::from_index(self.trump)
+    }
+
+    /// The number of face-up Sevens `b` of this deal.
+    #[must_use]
+    pub fn base(&self) -> u32 {
+        u32::from(self.base)
+    }
+
+    /// The seat that knocked, if any.
+    #[must_use]
+    pub fn knocked_by(&self) -> Option<usize> {
+        self.knock.map(usize::from)
+    }
+
+    /// The defender that doubled, if any.
+    #[must_use]
+    pub fn doubled_by(&self) -> Option<usize> {
+        self.double.map(usize::from)
+    }
+
+    /// Each seat's bid: `None` not asked yet, `Some(0)` passed, `Some(n)` bid `n`.
+    #[must_use]
+    pub fn bids(&self) -> [Option<u32>; 4] {
+        self.bids.map(|b| match b {
+            0 => None,
+            PASSED => Some(0),
+            n => Some(u32::from(n)),
+        })
+    }
+
+    /// The cards `seat` holds now.
+    #[must_use]
+    pub fn hand(&self, seat: usize) -> CardSet {
+        to_cards(self.hands[seat & 3])
+    }
+
+    /// The cards `seat` was dealt in this deal (so far).
+    #[must_use]
+    pub fn dealt_hand(&self, seat: usize) -> CardSet {
+        to_cards(self.dealt_hands[seat & 3])
+    }
+
+    /// The cards dealt face up in this deal (public), played or not.
+    #[must_use]
+    pub fn exposed(&self) -> CardSet {
+        to_cards(self.exposed)
+    }
+
+    /// The dealer's side's face-down 4th and 8th cards (seen by their owner and the dealer).
+    #[must_use]
+    pub fn hidden_specials(&self) -> CardSet {
+        to_cards(self.hidden_special)
+    }
+
+    /// Cards `seat` has played in this deal (a face-down lead included).
+    #[must_use]
+    pub fn played(&self, seat: usize) -> CardSet {
+        to_cards(self.played[seat & 3])
+    }
+
+    /// Card points taken per team in this deal.
+    #[must_use]
+    pub fn card_points(&self) -> [u32; 2] {
+        self.card_points
+    }
+
+    /// Tricks won per team in this deal.
+    #[must_use]
+    pub fn tricks_won(&self) -> [u32; 2] {
+        self.tricks_won.map(u32::from)
+    }
+
+    /// Number of completed tricks in this deal.
+    #[must_use]
+    pub fn tricks_done(&self) -> usize {
+        usize::from(self.trick_no)
+    }
+
+    /// True if the declarer stopped play early in this deal.
+    #[must_use]
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Rams per team.
+    #[must_use]
+    pub fn rams(&self) -> [u32; 2] {
+        self.rams
+    }
+
+    /// Pips per team.
+    #[must_use]
+    pub fn pips(&self) -> [u32; 2] {
+        self.pips
+    }
+
+    /// The losing team, once the match is over (`None` with `scope = deal`).
+    #[must_use]
+    pub fn loser(&self) -> Option<usize> {
+        self.loser.map(usize::from)
+    }
+
+    /// True if the loser is the cat (§12 rule 1).
+    #[must_use]
+    pub fn cat(&self) -> bool {
+        self.cat
+    }
+
+    /// The result of the last finished deal.
+    #[must_use]
+    pub fn last_deal(&self) -> Option<DealResult> {
+        self.last_deal
+    }
+
+    /// True while a face-down lead lies in the current trick.
+    #[must_use]
+    pub fn face_down_pending(&self) -> bool {
+        self.face_down && self.trick_no == 1 && self.trick_len > 0 && self.phase == Phase::Play
+    }
+
+    fn push_log(&mut self, a: Action) {
+        let i = self.log_len as usize;
+        debug_assert!(i < LOG_CAP);
+        if i < LOG_CAP {
+            self.log[i] = a as u8;
+            self.log_len += 1;
+        }
+    }
+
+    /// Why `action` is not legal now (assumes it is not).
+    fn illegal_reason(&self, action: Action) -> String {
+        match self.phase {
+            Phase::ChooseDealer => {
+                "the first dealer is being drawn: outcomes are seats 0..4".into()
+            }
+            Phase::Deal => format!(
+                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
+                32 - self.dealt
+            ),
+            Phase::Over => "the game is over".into(),
+            Phase::Knock => "the declaring side may only `knock` or `pass` now (§6.3)".into(),
+            Phase::Double => {
+                "after a knock the defenders may only `double` or `pass` now (§6.4)".into()
+            }
+            Phase::StopChoice => {
+                "between tricks the declarer may only `continue` or `stop` (§7.4)".into()
+            }
+            Phase::Bid => bidding::bid_reason(self, action),
+            Phase::Play => play::play_reason(self, action),
+        }
+    }
+}
+
+impl State for AvinasState {
+    type Game = AvinasGame;
+    type View = AvinasView;
+
+    fn game(&self) -> &AvinasGame {
+        &self.game
+    }
+
+    fn current_player(&self) -> Player {
+        match self.phase {
+            Phase::ChooseDealer | Phase::Deal => Player::Chance,
+            Phase::Over => Player::Terminal,
+            _ => Player::Seat(usize::from(self.to_act)),
+        }
+    }
+
+    fn legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        match self.phase {
+            Phase::ChooseDealer => set.insert_bits(0, 0b1111),
+            Phase::Deal => set.insert_bits(0, u64::from(self.undealt())),
+            Phase::Knock => {
+                set.insert(PASS);
+                set.insert(KNOCK);
+            }
+            Phase::Double => {
+                set.insert(PASS);
+                set.insert(DOUBLE);
+            }
+            Phase::Bid => {
+                set.insert_bits(BID_BASE, u64::from(self.legal_bids()));
+                set.insert(PASS);
+            }
+            Phase::Play => self.legal_plays(&mut set),
+            Phase::StopChoice => {
+                set.insert(CONTINUE);
+                set.insert(STOP);
+            }
+            Phase::Over => {}
+        }
+        set
+    }
+
+    fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
+        match self.phase {
+            Phase::ChooseDealer => {
+                let d = rng.below(4) as u8;
+                self.choose_dealer(d);
+                Ok(())
+            }
+            Phase::Deal => {
+                let undealt = self.undealt();
+                let k = rng.below(u64::from(undealt.count_ones())) as u32;
+                let id = crate::card_set::select_in_word(u64::from(undealt), k);
+                self.deal_card(id as u8);
+                Ok(())
+            }
+            _ => Err(Error::WrongNode(
+                "no chance event is pending: a seat is to act or the game is over".into(),
+            )),
+        }
+    }
+
+    fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        loop {
+            match self.phase {
+                Phase::ChooseDealer => {
+                    let d = rng.below(4) as u8;
+                    self.choose_dealer(d);
+                }
+                Phase::Deal if self.dealt == 0 => self.deal_all(rng),
+                Phase::Deal => {
+                    let _ = self.apply_random_chance(rng);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), Error> {
+        if self.phase == Phase::Over {
+            return Err(Error::GameOver);
+        }
+        let limit = match self.phase {
+            Phase::ChooseDealer => 4,
+            Phase::Deal => 32,
+            _ => NUM_ACTIONS as Action,
+        };
+        if action >= limit {
+            return Err(Error::UnknownAction {
+                action: i64::from(action),
+                reason: match self.phase {
+                    Phase::ChooseDealer => "first-dealer outcomes are seats 0..4".to_owned(),
+                    Phase::Deal => "deal outcomes are card ids 0..32".to_owned(),
+                    _ => format!("Avinas action ids are 0..{NUM_ACTIONS}"),
+                },
+            });
+        }
+        if self.legal_actions().contains(action) {
+            return Ok(());
+        }
+        Err(Error::IllegalAction {
+            action,
+            name: self.action_to_string(action),
+            reason: self.illegal_reason(action),
+        })
+    }
+
+    fn apply_unchecked(&mut self, action: Action) {
+        debug_assert!(
+            self.check_action(action).is_ok(),
+            "{:?}",
+            self.check_action(action)
+        );
+        match self.phase {
+            Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
+            Phase::Deal => self.deal_card(action as u8 & 31),
+            Phase::Knock | Phase::Double => {
+                self.push_log(action);
+                self.knock_decision(action);
+            }
+            Phase::Bid => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Play => {
+                self.push_log(action);
+                self.play_action(action);
+            }
+            Phase::StopChoice => {
+                self.push_log(action);
+                if action == STOP {
+                    self.stopped = true;
+                    self.finish_deal();
+                } else {
+                    self.phase = Phase::Play;
+                    self.to_act = self.leaders[usize::from(self.trick_no)];
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
+    fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
+        view::action_text(self, viewer, action)
+    }
+
+    fn string_to_action(&self, text: &str) -> Result<Action, Error> {
+        view::parse_action(text)
+    }
+
+    fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+        observation::write(self, seat, out)
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<AvinasView, Error> {
+        view::view(self, viewer)
+    }
+
+    fn returns(&self) -> SeatValues {
+        let mut r = SeatValues::zeros(4);
+        if self.phase != Phase::Over {
+            return r;
+        }
+        for seat in 0..4 {
+            let team = seat & 1;
+            r[seat] = match self.game.scope {
+                Scope::Match => match self.loser {
+                    Some(l) if usize::from(l) == team => -1.0,
+                    Some(_) => 1.0,
+                    None => 0.0,
+                },
+                Scope::Deal => match self.last_deal.and_then(|d| d.against.map(|a| (a, d))) {
+                    Some((a, d)) if a == team => -f64::from(d.amount),
+                    Some((_, d)) => f64::from(d.amount),
+                    None => 0.0,
+                },
+            };
+        }
+        r
+    }
+
+    fn history(&self) -> Vec<Action> {
+        let past = self.past.as_deref().map_or(&[][..], |p| &p[..]);
+        past.iter()
+            .chain(&self.log[..self.log_len as usize])
+            .map(|&a| Action::from(a))
+            .collect()
+    }
+
+    fn move_number(&self) -> usize {
+        self.past.as_ref().map_or(0, |p| p.len()) + self.log_len as usize
+    }
+
+    fn public_move_number(&self) -> usize {
+        // Every action and outcome is a public event (its text may hide the card).
+        self.move_number()
+    }
+
+    fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error> {
+        resample::resample(self, seat, rng)
+    }
+}
+
+impl fmt::Display for AvinasState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "avinas deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(k) = self.kind {
+            write!(f, " {k:?}")?;
+        }
+        if let Some(t) = self.trump() {
+            write!(f, " trump {}", t.name())?;
+        }
+        writeln!(
+            f,
+            " rams {}:{} pips {}:{}",
+            self.rams[0], self.rams[1], self.pips[0], self.pips[1]
+        )?;
+        for s in 0..4 {
+            writeln!(f, "  seat {s}: {}", to_cards(self.hands[s]))?;
+        }
+        if self.phase == Phase::Play {
+            let t = usize::from(self.trick_no);
+            let trick: Vec<String> = self.tricks[t][..usize::from(self.trick_len)]
+                .iter()
+                .filter_map(|&c| action_card(Action::from(c)).map(|c| c.to_string()))
+                .collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                t + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,325 @@
+//! Trick play (§8): the permanent Queen and Jack trumps, the trump order of §3.2, the trump
+//! rules of the first two tricks with the face-down lead, and the declarer's early stop.
+//!
+//! Cards are ids `lane * 8 + rank bit` with rank bits 0..8 = 7 8 9 10 J Q K A.
+
+use super::{
+    AvinasState, FACE_DOWN_BASE, Kind, NAMED_BASE, Phase, action_card, bidding::trump_count,
+    card_action,
+};
+use crate::{Action, ActionSet, Card, Suit};
+
+/// The Queens and Jacks (always trumps).
+pub(super) const QJ: u32 = 0x3030_3030;
+/// The plain ranks (A 10 K 9 8 7) of lane 0; shift by `8 * lane`.
+pub(super) const PLAIN_LANE: u32 = 0xCF;
+
+/// The 14 trumps when `trump` (a lane) is trump; 0 before trump is fixed.
+#[must_use]
+pub(super) const fn trump_mask(trump: u8) -> u32 {
+    if trump < 4 {
+        QJ | PLAIN_LANE << (8 * trump as u32)
+    } else {
+        0
+    }
+}
+
+/// Card points by rank bit (§3.3): 7 8 9 = 0, 10 = 10, J = 2, Q = 3, K = 4, A = 11.
+const POINTS: [u8; 8] = [0, 0, 0, 10, 2, 3, 4, 11];
+
+/// Card points of a card id.
+#[must_use]
+pub(super) const fn points(id: u8) -> u32 {
+    POINTS[(id & 7) as usize] as u32
+}
+
+/// `STRENGTH[trump][id]`: a trump's strength 16..=29 in the order of §3.2 (Q♣, 7 of trump,
+/// Q♠ Q♥ Q♦, J♣ J♠ J♥ J♦, A 10 K 9 8 of trump); for any other card its plain rank 1..=6
+/// (7 8 9 K 10 A), which counts only in the suit led.
+static STRENGTH: [[u8; 32]; 4] = {
+    // Plain ranks by rank bit: 7 8 9 10 J Q K A.
+    const PLAIN: [u8; 8] = [1, 2, 3, 5, 0, 0, 4, 6];
+    // Trump suit's own cards: 7 = 28, 8 = 16, 9 = 17, 10 = 19, K = 18, A = 20.
+    const OWN: [u8; 8] = [28, 16, 17, 19, 0, 0, 18, 20];
+    // Queens and Jacks by lane ♣ ♦ ♥ ♠.
+    const QUEEN: [u8; 4] = [29, 25, 26, 27];
+    const JACK: [u8; 4] = [24, 21, 22, 23];
+    let mut t = [[0u8; 32]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut id = 0;
+        while id < 32 {
+            let lane = id / 8;
+            let r = id % 8;
+            t[trump][id] = if r == 5 {
+                QUEEN[lane]
+            } else if r == 4 {
+                JACK[lane]
+            } else if lane == trump {
+                OWN[r]
+            } else {
+                PLAIN[r]
+            };
+            id += 1;
+        }
+        trump += 1;
+    }
+    t
+};
+
+/// Strength of card `id` in a trick whose lead has effective suit `led` (a lane, 4 = trump):
+/// trumps 16..=29, cards of the led plain suit 1..=6, anything else 0.
+#[inline]
+#[must_use]
+pub(super) fn strength(trump: u8, led: u8, id: u8) -> u8 {
+    let s = STRENGTH[usize::from(trump & 3)][usize::from(id & 31)];
+    if s >= 16 || id >> 3 == led { s } else { 0 }
+}
+
+/// Effective suit mask and suit (4 = trump) of card `id` under trump mask `tmask`.
+#[inline]
+#[must_use]
+pub(super) fn effective(tmask: u32, id: u8) -> (u32, u8) {
+    if tmask >> id & 1 == 1 {
+        (tmask, 4)
+    } else {
+        (PLAIN_LANE << (id & 24), id >> 3)
+    }
+}
+
+/// Position (0..4) of the winning card of a complete trick led with effective suit of
+/// `trick[0]` (reference implementation for tests and debug checks).
+#[must_use]
+pub(super) fn trick_winner(trump: u8, trick: &[u8; 4]) -> usize {
+    let led = effective(trump_mask(trump), trick[0]).1;
+    (0..4)
+        .max_by_key(|&i| strength(trump, led, trick[i]))
+        .unwrap_or(0)
+}
+
+impl AvinasState {
+    /// The card ids the seat to act may play face up now (not the bidding game's opening lead).
+    #[inline]
+    fn legal_cards(&self) -> u32 {
+        let h = self.hands[usize::from(self.to_act)];
+        if self.trick_len == 0 {
+            if self.trick_no < 2 {
+                // Tricks 1 and 2: lead a trump (at trick 2 only if one is held).
+                let t = h & self.tmask;
+                if t != 0 || self.trick_no == 0 { t } else { h }
+            } else {
+                h
+            }
+        } else {
+            // Trick 2: a trump whatever was led; otherwise follow the effective suit.
+            let m = if self.trick_no == 1 {
+                self.tmask
+            } else {
+                self.led_mask
+            };
+            let f = h & m;
+            if f != 0 { f } else { h }
+        }
+    }
+
+    /// Legal actions in the play phase.
+    pub(super) fn legal_plays(&self, set: &mut ActionSet) {
+        if self.trick_no == 0 && self.trick_len == 0 && self.kind == Some(Kind::Bidding) {
+            self.opening_leads(set);
+            return;
+        }
+        let legal = self.legal_cards();
+        set.insert_bits(0, u64::from(legal));
+        if self.trick_no == 1 && self.trick_len == 0 && legal & self.tmask == 0 {
+            // A leader without trumps may lead face down (§8).
+            set.insert_bits(FACE_DOWN_BASE, u64::from(legal));
+        }
+    }
+
+    /// The bidding game's opening lead (§7.3): a plain card of a suit whose trump count
+    /// equals the bid, or a Queen or Jack naming such a suit.
+    fn opening_leads(&self, set: &mut ActionSet) {
+        let h = self.hands[usize::from(self.to_act)];
+        let mut plain = 0;
+        let mut named = 0u64;
+        for s in 0..4u8 {
+            if trump_count(h, s) == u32::from(self.high_bid) {
+                plain |= h & PLAIN_LANE << (8 * u32::from(s));
+                named |= 1 << s;
+            }
+        }
+        set.insert_bits(0, u64::from(plain));
+        let mut qj = h & QJ;
+        while qj != 0 {
+            let id = qj.trailing_zeros();
+            qj &= qj - 1;
+            set.insert_bits(NAMED_BASE + named_index(id as u8) * 4, named);
+        }
+    }
+
+    /// Applies a play-phase action.
+    pub(super) fn play_action(&mut self, action: Action) {
+        let (id, face_down) = if action < FACE_DOWN_BASE {
+            (action as u8, false)
+        } else if action < NAMED_BASE {
+            ((action - FACE_DOWN_BASE) as u8, true)
+        } else {
+            let (id, suit) = named_lead(action);
+            self.fix_trump(suit);
+            (id, false)
+        };
+        if self.trump > 3 {
+            // The bidding game's opening lead with a plain card: its suit is trump.
+            self.fix_trump(id >> 3);
+        }
+        self.play_card(id, face_down);
+    }
+
+    pub(super) fn fix_trump(&mut self, suit: u8) {
+        self.trump = suit;
+        self.tmask = trump_mask(suit);
+    }
+
+    #[inline]
+    fn play_card(&mut self, id: u8, face_down: bool) {
+        let seat = usize::from(self.to_act);
+        let bit = 1u32 << id;
+        self.hands[seat] &= !bit;
+        self.played[seat] |= bit;
+        let pos = self.trick_len;
+        let t = usize::from(self.trick_no);
+        self.tricks[t][usize::from(pos)] = id;
+        if pos == 0 {
+            let (mask, suit) = effective(self.tmask, id);
+            self.led_mask = mask;
+            self.led_suit = suit;
+            self.win_pos = 0;
+            self.win_str = strength(self.trump, suit, id);
+            self.face_down = face_down;
+        } else {
+            let s = strength(self.trump, self.led_suit, id);
+            let better = s > self.win_str;
+            self.win_pos = if better { pos } else { self.win_pos };
+            self.win_str = self.win_str.max(s);
+        }
+        self.trick_len = pos + 1;
+        if pos < 3 {
+            self.to_act = (self.to_act + 1) & 3;
+        } else {
+            self.complete_trick();
+        }
+    }
+
+    fn complete_trick(&mut self) {
+        let t = usize::from(self.trick_no);
+        debug_assert_eq!(
+            usize::from(self.win_pos),
+            trick_winner(self.trump, &self.tricks[t])
+        );
+        let winner = (self.leaders[t] + self.win_pos) & 3;
+        self.winners[t] = winner;
+        let team = usize::from(winner & 1);
+        let trick = self.tricks[t];
+        self.card_points[team] +=
+            points(trick[0]) + points(trick[1]) + points(trick[2]) + points(trick[3]);
+        self.tricks_won[team] += 1;
+        self.trick_no += 1;
+        self.trick_len = 0;
+        let declaring = usize::from(self.declarer & 1);
+        if self.knock.is_some() && team != declaring {
+            // A knock stands and the defenders won a trick: play stops (§6.5).
+            self.knock_failed = true;
+            self.finish_deal();
+            return;
+        }
+        if self.trick_no == 8 {
+            self.finish_deal();
+            return;
+        }
+        self.leaders[t + 1] = winner;
+        let stop_allowed = match self.kind {
+            Some(Kind::Bidding) => self.game.early_stop_allowed,
+            Some(Kind::Sevens) => self.game.early_stop_in_sevens_game && self.knock.is_none(),
+            None => false,
+        };
+        if stop_allowed {
+            self.phase = Phase::StopChoice;
+            self.to_act = self.declarer;
+        } else {
+            self.to_act = winner;
+        }
+    }
+}
+
+/// Index 0..8 of a Queen or Jack id among the named-lead actions: `lane * 2 + [Queen]`.
+#[must_use]
+pub(super) fn named_index(id: u8) -> Action {
+    Action::from(id >> 3) * 2 + Action::from(id & 1)
+}
+
+/// The card id and the named trump lane of a named opening lead action.
+#[must_use]
+pub(super) fn named_lead(action: Action) -> (u8, u8) {
+    let i = action - NAMED_BASE;
+    let qj = i / 4;
+    (((qj / 2) * 8 + 4 + qj % 2) as u8, (i % 4) as u8)
+}
+
+pub(super) fn play_reason(s: &AvinasState, action: Action) -> String {
+    let seat = usize::from(s.to_act);
+    let hand = s.hands[seat];
+    if action >= super::BID_BASE {
+        return "a card must be played now".into();
+    }
+    let (id, kind) = if action < FACE_DOWN_BASE {
+        (action as u8, 0)
+    } else if action < NAMED_BASE {
+        ((action - FACE_DOWN_BASE) as u8, 1)
+    } else {
+        (named_lead(action).0, 2)
+    };
+    let name = action_card(Action::from(id)).map_or_else(String::new, |c| c.to_string());
+    if hand >> id & 1 == 0 {
+        return format!("seat {seat} does not hold {name}");
+    }
+    let opening = s.trick_no == 0 && s.trick_len == 0 && s.kind == Some(Kind::Bidding);
+    if kind == 2 && !opening {
+        return "a trump suit is named only with the opening lead of a bidding game (§7.3)".into();
+    }
+    if opening {
+        if kind == 1 {
+            return "only the lead to trick 2 may be face down".into();
+        }
+        if kind == 0 && QJ >> id & 1 == 1 {
+            return format!(
+                "a Queen or Jack led to open a bidding game must name the trump suit, e.g. `play {name} trump hearts` (§7.3)"
+            );
+        }
+        return format!(
+            "the opening lead must be a trump of a suit whose trump count equals the bid {} (§7.3)",
+            s.high_bid
+        );
+    }
+    if kind == 1 {
+        return "a card may be led face down only to trick 2, by a leader holding no trump (§8)"
+            .into();
+    }
+    match (s.trick_no, s.trick_len) {
+        (0, 0) => "the lead to trick 1 must be a trump (§8)".into(),
+        (1, 0) => "the leader of trick 2 holds a trump and must lead one (§8)".into(),
+        (1, _) => "at trick 2 a player holding a trump must play one (§8)".into(),
+        _ => "must follow the suit led while holding it (Queens and Jacks are trumps) (§8)".into(),
+    }
+}
+
+/// The position (0..4) of the card that wins a complete trick of these cards, in play order,
+/// with `trump` as trump (§8): the highest trump, else the highest card of the suit led.
+/// `None` if a card is not of the 32-card pack.
+#[must_use]
+pub fn winning_position(trump: Suit, cards: [Card; 4]) -> Option<usize> {
+    let mut ids = [0u8; 4];
+    for (slot, c) in ids.iter_mut().zip(cards) {
+        *slot = card_action(c)? as u8;
+    }
+    Some(trick_winner(trump as u8, &ids))
+}

@@ -1,0 +1,400 @@
+//! The structured view of a state for one viewer, and the text forms of actions.
+
+use serde::Serialize;
+
+use super::play::{QJ, named_index, named_lead, points};
+use super::{
+    AvinasState, BID_BASE, CONTINUE, DOUBLE, DealResult, FACE_DOWN_BASE, KNOCK, Kind, NAMED_BASE,
+    PASS, PASSED, Phase, STOP, action_card, card_action, to_cards,
+};
+use crate::{Action, Card, CardSet, Error, Player, State, Suit, Viewer};
+
+/// What one viewer may see of an Avinas state (serde; JSON for platforms and UIs). Cards are
+/// in French notation (`10H`, `QS`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AvinasView {
+    /// The viewing seat; `None` for a spectator or the omniscient record.
+    pub seat: Option<usize>,
+    /// True for the omniscient record (every hand shown).
+    pub omniscient: bool,
+    /// Phase.
+    pub phase: Phase,
+    /// Seat to act, if a seat is to act.
+    pub to_act: Option<usize>,
+    /// Deal number, from 1.
+    pub deal_number: u32,
+    /// Dealer of the current deal (`None` before the first dealer is drawn).
+    pub dealer: Option<usize>,
+    /// Hands this viewer may see, by seat (`None` = hidden).
+    pub hands: Vec<Option<CardSet>>,
+    /// Number of cards in each hand.
+    pub hand_sizes: Vec<usize>,
+    /// Cards the viewer knows each seat still holds without seeing the hand: face-up dealt
+    /// cards not yet played, and for the dealer his partner's face-down 4th/8th cards.
+    pub known: Vec<CardSet>,
+    /// The 4th and 8th cards dealt so far, in exposure order (§5.3).
+    pub exposures: Vec<ExposedView>,
+    /// Kind of deal, once dealt.
+    pub kind: Option<Kind>,
+    /// Declarer, once known.
+    pub declarer: Option<usize>,
+    /// Trump, once fixed.
+    #[serde(serialize_with = "super::suit_name")]
+    pub trump: Option<Suit>,
+    /// Sevens game: number of face-up Sevens `b`.
+    pub base: u32,
+    /// Who knocked.
+    pub knocked_by: Option<usize>,
+    /// Who doubled.
+    pub doubled_by: Option<usize>,
+    /// The auction by seat.
+    pub bids: Vec<BidView>,
+    /// Completed tricks of this deal.
+    pub tricks: Vec<TrickView>,
+    /// The current trick so far.
+    pub trick: Vec<PlayView>,
+    /// The declarer stopped play early.
+    pub stopped: bool,
+    /// Card points taken per team in this deal.
+    pub card_points: [u32; 2],
+    /// Tricks won per team in this deal.
+    pub tricks_won: [u32; 2],
+    /// Rams per team.
+    pub rams: [u32; 2],
+    /// Pips per team.
+    pub pips: [u32; 2],
+    /// The pip limit.
+    pub pip_limit: u32,
+    /// Result of the previous deal.
+    pub last_deal: Option<DealResult>,
+    /// The losing team once the match is over.
+    pub loser: Option<usize>,
+    /// The loser is the cat.
+    pub cat: bool,
+    /// Returns per seat (0 until terminal).
+    pub returns: Vec<f64>,
+    /// Legal actions, when the viewer is the seat to act (or omniscient).
+    pub legal_actions: Vec<ActionView>,
+}
+
+/// A 4th or 8th card as the viewer saw it dealt.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExposedView {
+    /// Who received it.
+    pub seat: usize,
+    /// Dealt face up.
+    pub face_up: bool,
+    /// The card, if the viewer saw it.
+    pub card: Option<Card>,
+}
+
+/// One seat's part of the auction.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BidView {
+    /// Not asked yet.
+    Waiting,
+    /// Passed.
+    Pass,
+    /// Bid this many trumps.
+    Bid(u32),
+}
+
+/// A completed trick.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrickView {
+    /// Who led.
+    pub leader: usize,
+    /// Cards in play order.
+    pub cards: Vec<PlayView>,
+    /// Who won it.
+    pub winner: usize,
+    /// Card points in it.
+    pub points: u32,
+}
+
+/// One card laid.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlayView {
+    /// Who laid it.
+    pub seat: usize,
+    /// The card; `None` for a face-down lead the viewer has not seen.
+    pub card: Option<Card>,
+    /// Laid face down (trick 2 lead).
+    pub face_down: bool,
+}
+
+/// An action with its text.
+#[derive(Clone, Debug, Serialize)]
+pub struct ActionView {
+    /// Action id.
+    pub id: Action,
+    /// Text form.
+    pub text: String,
+}
+
+fn card(id: u8) -> Option<Card> {
+    action_card(Action::from(id))
+}
+
+pub(super) fn view(s: &AvinasState, viewer: Viewer) -> Result<AvinasView, Error> {
+    let (me, all) = match viewer {
+        Viewer::Seat(p) if p < 4 => (Some(p), false),
+        Viewer::Seat(p) => {
+            return Err(Error::InvalidSeat {
+                seat: p as i64,
+                last: 3,
+            });
+        }
+        Viewer::Spectator => (None, false),
+        Viewer::Omniscient => (None, true),
+    };
+    let sees = |p: usize| all || me == Some(p);
+    let dealer = usize::from(s.dealer);
+    let t = usize::from(s.trick_no);
+    let tricks = (0..t)
+        .map(|i| {
+            let leader = usize::from(s.leaders[i]);
+            TrickView {
+                leader,
+                cards: (0..4)
+                    .map(|k| PlayView {
+                        seat: (leader + k) & 3,
+                        card: card(s.tricks[i][k]),
+                        face_down: i == 1 && k == 0 && s.face_down,
+                    })
+                    .collect(),
+                winner: usize::from(s.winners[i]),
+                points: s.tricks[i].iter().map(|&c| points(c)).sum(),
+            }
+        })
+        .collect();
+    let trick = if s.phase == Phase::Play {
+        let leader = usize::from(s.leaders[t]);
+        (0..usize::from(s.trick_len))
+            .map(|k| {
+                let seat = (leader + k) & 3;
+                let hidden = k == 0 && s.face_down_pending();
+                PlayView {
+                    seat,
+                    card: (!hidden || sees(seat))
+                        .then(|| card(s.tricks[t][k]))
+                        .flatten(),
+                    face_down: hidden,
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let dealt = if matches!(s.phase, Phase::ChooseDealer) {
+        0
+    } else {
+        usize::from(s.dealt)
+    };
+    let exposures = (0..dealt / 4)
+        .map(|k| {
+            let id = s.log[usize::from(s.deal_start) + 4 * k + 3];
+            let seat = s.deal_target((4 * k) as u8);
+            let up = s.exposed >> id & 1 == 1;
+            let visible = up || all || me == Some(seat) || me == Some(dealer);
+            ExposedView {
+                seat,
+                face_up: up,
+                card: visible.then(|| card(id)).flatten(),
+            }
+        })
+        .collect();
+    let to_act = s.current_player().seat();
+    let legal_actions = if all || (to_act.is_some() && to_act == me) {
+        s.legal_actions()
+            .iter()
+            .map(|a| ActionView {
+                id: a,
+                text: s.action_to_string(a),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let started = s.phase != Phase::ChooseDealer;
+    Ok(AvinasView {
+        seat: me,
+        omniscient: all,
+        phase: s.phase,
+        to_act,
+        deal_number: u32::from(s.deal_no) + 1,
+        dealer: started.then_some(dealer),
+        hands: (0..4)
+            .map(|p| sees(p).then(|| to_cards(s.hands[p])))
+            .collect(),
+        hand_sizes: (0..4).map(|p| s.hands[p].count_ones() as usize).collect(),
+        known: (0..4)
+            .map(|p| {
+                if sees(p) {
+                    CardSet::EMPTY
+                } else {
+                    to_cards(s.known_cards(me, p))
+                }
+            })
+            .collect(),
+        exposures,
+        kind: s.kind,
+        declarer: s.declarer(),
+        trump: s.trump(),
+        base: u32::from(s.base),
+        knocked_by: s.knock.map(usize::from),
+        doubled_by: s.double.map(usize::from),
+        bids: s
+            .bids
+            .iter()
+            .map(|&b| match b {
+                0 => BidView::Waiting,
+                PASSED => BidView::Pass,
+                n => BidView::Bid(u32::from(n)),
+            })
+            .collect(),
+        tricks,
+        trick,
+        stopped: s.stopped,
+        card_points: s.card_points,
+        tricks_won: s.tricks_won.map(u32::from),
+        rams: s.rams,
+        pips: s.pips,
+        pip_limit: s.game.pip_limit,
+        last_deal: s.last_deal,
+        loser: s.loser.map(usize::from),
+        cat: s.cat,
+        returns: s.returns().to_vec(),
+        legal_actions,
+    })
+}
+
+/// Text of `action` at `s` as `viewer` learns it; `None` if it is not an action here.
+pub(super) fn action_text(s: &AvinasState, viewer: Viewer, action: Action) -> Option<String> {
+    match s.current_player() {
+        Player::Chance if s.phase == Phase::ChooseDealer => {
+            (action < 4).then(|| format!("first dealer {action}"))
+        }
+        Player::Chance => {
+            let c = card(u8::try_from(action).ok().filter(|&a| a < 32)?)?;
+            let k = s.dealt;
+            let seat = s.deal_target(k);
+            let special = AvinasState::is_special(k);
+            let up = special && s.face_up(seat, action as u8);
+            let sees = match viewer {
+                Viewer::Omniscient => true,
+                Viewer::Seat(p) => p == seat || up || (special && p == usize::from(s.dealer)),
+                Viewer::Spectator => up,
+            };
+            let how = match (special, up) {
+                (false, _) => "",
+                (true, true) => " face up",
+                (true, false) => " face down",
+            };
+            Some(if sees {
+                format!("deal {c} to {seat}{how}")
+            } else {
+                format!("deal a card to {seat}{how}")
+            })
+        }
+        Player::Seat(seat) => {
+            if action < FACE_DOWN_BASE {
+                Some(format!("play {}", card(action as u8)?))
+            } else if action < NAMED_BASE {
+                let c = card((action - FACE_DOWN_BASE) as u8)?;
+                let sees = match viewer {
+                    Viewer::Omniscient => true,
+                    Viewer::Seat(p) => p == seat,
+                    Viewer::Spectator => false,
+                };
+                Some(if sees {
+                    format!("play {c} face down")
+                } else {
+                    "play a card face down".to_owned()
+                })
+            } else if action < BID_BASE {
+                let (id, suit) = named_lead(action);
+                Some(format!(
+                    "play {} trump {}",
+                    card(id)?,
+                    Suit::from_index(suit)?.name()
+                ))
+            } else if action < PASS {
+                Some(format!("bid {}", action - BID_BASE + 1))
+            } else {
+                Some(
+                    match action {
+                        PASS => "pass",
+                        KNOCK => "knock",
+                        DOUBLE => "double",
+                        CONTINUE => "continue",
+                        STOP => "stop",
+                        _ => return None,
+                    }
+                    .to_owned(),
+                )
+            }
+        }
+        Player::Terminal => None,
+    }
+}
+
+pub(super) fn parse_action(text: &str) -> Result<Action, Error> {
+    let t = text.trim().to_ascii_lowercase();
+    let bad = |reason: &str| Error::UnparsableAction {
+        text: text.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let card_id = |word: &str| -> Result<u8, Error> {
+        let c = Card::parse(word).map_err(|e| bad(&e.to_string()))?;
+        card_action(c)
+            .map(|a| a as u8)
+            .ok_or_else(|| bad("the Avinas pack has only A K Q J 10 9 8 7"))
+    };
+    match t.as_str() {
+        "pass" => return Ok(PASS),
+        "knock" => return Ok(KNOCK),
+        "double" => return Ok(DOUBLE),
+        "continue" => return Ok(CONTINUE),
+        "stop" => return Ok(STOP),
+        _ => {}
+    }
+    if let Some(rest) = t.strip_prefix("first dealer ") {
+        return match rest.trim().parse::<Action>() {
+            Ok(d) if d < 4 => Ok(d),
+            _ => Err(bad("the first dealer is a seat 0..3")),
+        };
+    }
+    if let Some(rest) = t.strip_prefix("bid ") {
+        return match rest.trim().parse::<Action>() {
+            Ok(n) if (1..=8).contains(&n) => Ok(BID_BASE + n - 1),
+            _ => Err(bad("a bid is a number of trumps from 1 to 8")),
+        };
+    }
+    if let Some(rest) = t.strip_prefix("deal ") {
+        let word = rest.split_whitespace().next().unwrap_or("");
+        return card_id(word).map(Action::from);
+    }
+    if let Some(rest) = t.strip_prefix("play ") {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let id = card_id(words.first().copied().unwrap_or(""))?;
+        return match words[1..] {
+            [] => Ok(Action::from(id)),
+            ["face", "down"] => Ok(FACE_DOWN_BASE + Action::from(id)),
+            ["trump", suit] => {
+                if QJ >> id & 1 == 0 {
+                    return Err(bad("only a Queen or Jack is led naming a trump suit"));
+                }
+                let s = Suit::parse(suit).map_err(|e| bad(&e.to_string()))?;
+                Ok(NAMED_BASE + named_index(id) * 4 + s as Action)
+            }
+            _ => Err(bad(
+                "expected `play <card>`, `play <card> face down` or `play <Q|J> trump <suit>`",
+            )),
+        };
+    }
+    Err(bad(
+        "expected `play <card>` (e.g. `play QS`, `play 8H face down`, `play JD trump hearts`), `bid <n>`, `pass`, `knock`, `double`, `continue`, `stop`, `deal <card>` or `first dealer <seat>`",
+    ))
+}
