@@ -65,6 +65,7 @@
 
 mod bidding;
 mod deal;
+mod heuristic;
 mod observation;
 mod play;
 pub use play::winning_position;
@@ -925,6 +926,13 @@ impl State for AvinasState {
 
     fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error> {
         resample::resample(self, seat, rng)
+    }
+
+    fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
+        if self.current_player() != Player::Seat(seat) {
+            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
+        }
+        Ok(heuristic::action(self, seat, rng))
     }
 }
 
