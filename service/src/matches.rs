@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Action, AnyGame, AnyState, Player, Rng, SeededRng, Viewer};
 use tokio::sync::{Mutex, broadcast, mpsc, watch};
 use tokio_stream::Stream;
@@ -113,6 +114,10 @@ struct Meta {
     game: pb::GameInfo,
     seed: u64,
     seats: Vec<pb::SeatKind>,
+    /// The bot of each bot seat.
+    bots: Vec<Option<BotKind>>,
+    /// IS-MCTS iterations per move as stored (0: the default).
+    ismcts_iterations: u32,
     seat_tokens: Vec<Option<String>>,
     owner_token: String,
     spectator_token: String,
@@ -240,6 +245,26 @@ impl MatchesService {
     }
 }
 
+/// The bot playing each seat (`None` for humans).
+fn seat_bots(seats: &[pb::SeatKind], ismcts_iterations: u32) -> Vec<Option<BotKind>> {
+    seats
+        .iter()
+        .map(|k| match k {
+            pb::SeatKind::RandomBot => Some(BotKind::Random),
+            pb::SeatKind::HeuristicBot => Some(BotKind::Heuristic),
+            pb::SeatKind::IsmctsBot => Some(BotKind::Ismcts(IsmctsConfig {
+                iterations: if ismcts_iterations == 0 {
+                    IsmctsConfig::default().iterations
+                } else {
+                    ismcts_iterations
+                },
+                ..IsmctsConfig::default()
+            })),
+            pb::SeatKind::Human | pb::SeatKind::Unspecified => None,
+        })
+        .collect()
+}
+
 fn seat_kind(k: i32) -> pb::SeatKind {
     pb::SeatKind::try_from(k).unwrap_or(pb::SeatKind::Unspecified)
 }
@@ -266,6 +291,8 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         id: s.id,
         game: game_info(&game),
         seed: s.seed,
+        bots: seat_bots(&seats, s.ismcts_iterations),
+        ismcts_iterations: s.ismcts_iterations,
         seat_tokens: s
             .seat_tokens
             .into_iter()
@@ -278,7 +305,7 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
     let terminal = state.is_terminal();
     let driving = match state.current_player() {
         Player::Chance => true,
-        Player::Seat(seat) => meta.seats.get(seat) == Some(&pb::SeatKind::RandomBot),
+        Player::Seat(seat) => meta.bots.get(seat).is_some_and(Option::is_some),
         Player::Terminal => false,
     };
     let mut m = Match {
@@ -335,6 +362,7 @@ fn stored(meta: &Meta, live: &Live) -> StoredMatch {
         status: live.status as i32,
         resigned_seat: live.resigned_seat,
         ended_at_ms: live.ended_at_ms,
+        ismcts_iterations: meta.ismcts_iterations,
     }
 }
 
@@ -441,55 +469,69 @@ fn match_view(meta: &Meta, live: &Live, role: Role) -> Result<pb::MatchView, Api
     match_view_with(meta, live, role, true)
 }
 
-/// Applies chance and bot moves until a human seat is to move or the match ends.
 /// Applies chance and bot moves until a human seat is to move, the match ends, or the
-/// budget (`max_actions`, and `deadline` if given) is spent. Returns true if bots or chance
-/// still have moves to make.
+/// budget (`max_actions`, and `deadline` if given) is spent. IS-MCTS bots (milliseconds a
+/// move) play only when `expensive` is set, which only the background driver does, on a
+/// blocking thread. Returns true if bots or chance still have moves to make.
+///
+/// Every choice is seeded from (match seed, move number), so a restarted server, or another
+/// replica, plays on exactly as this one would have.
 fn advance(
     meta: &Meta,
     live: &mut Live,
     moves: &mut Moves,
     max_actions: usize,
     deadline: Option<Instant>,
+    expensive: bool,
 ) -> bool {
     let mut done = 0usize;
     loop {
         let state = &live.state;
-        let automatic = match state.current_player() {
-            Player::Terminal => false,
-            Player::Chance => true,
-            Player::Seat(s) => meta.seats.get(s) == Some(&pb::SeatKind::RandomBot),
-        };
-        if automatic
-            && (done >= max_actions
-                || deadline.is_some_and(|d| done.is_multiple_of(64) && Instant::now() >= d))
-        {
-            return true;
-        }
-        done += 1;
-        let action = match state.current_player() {
+        let bot = match state.current_player() {
             Player::Terminal => {
                 live.status = pb::MatchStatus::Finished;
                 return false;
             }
-            Player::Chance => {
+            Player::Chance => None,
+            Player::Seat(s) => match meta.bots.get(s) {
+                Some(Some(bot)) => Some((s, bot)),
+                _ => return false,
+            },
+        };
+        let slow = matches!(bot, Some((_, BotKind::Ismcts(_))));
+        if done >= max_actions
+            || (slow && !expensive)
+            || deadline.is_some_and(|d| (slow || done.is_multiple_of(64)) && Instant::now() >= d)
+        {
+            return true;
+        }
+        done += 1;
+        let action = match bot {
+            None => {
                 let mut rng = SeededRng::new(mix(meta.seed, state.move_number() as u64));
                 match state.chance_outcomes() {
                     Ok(outcomes) => sample(&outcomes, &mut rng),
                     Err(_) => None,
                 }
             }
-            Player::Seat(s) => {
-                if meta.seats.get(s) != Some(&pb::SeatKind::RandomBot) {
-                    return false;
-                }
+            Some((s, bot)) => {
                 let mut rng = SeededRng::new(mix(meta.seed ^ BOT_SALT, state.move_number() as u64));
-                state.legal_actions().choose(&mut rng)
+                match bot {
+                    // As before bots of other kinds existed: the same moves for old matches.
+                    BotKind::Random => state.legal_actions().choose(&mut rng),
+                    _ => match state.bot_action(bot, s, &mut rng, &mut || false) {
+                        Ok(a) => Some(a),
+                        Err(e) => {
+                            tracing::error!(match_id = %meta.id, seat = s, error = %e, "a bot failed");
+                            None
+                        }
+                    },
+                }
             }
         };
         let Some(action) = action else {
-            // No legal action at a non-terminal node would be an engine bug; stop here
-            // rather than loop (the match stays as it is).
+            // No action at a non-terminal node would be a bug; stop here rather than loop
+            // (the match stays as it is).
             tracing::error!(match_id = %meta.id, "no action available at a non-terminal state");
             return false;
         };
@@ -684,12 +726,22 @@ impl Hub {
             req.seats
                 .iter()
                 .map(|&k| match seat_kind(k) {
-                    pb::SeatKind::Unspecified => Err(ApiError::InvalidArgument(
-                        "every seat must be SEAT_KIND_HUMAN or SEAT_KIND_RANDOM_BOT".into(),
-                    )),
+                    pb::SeatKind::Unspecified => Err(ApiError::InvalidArgument(format!(
+                        "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
+                         SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
+                    ))),
                     kind => Ok(kind),
                 })
                 .collect::<Result<_, _>>()?
+        };
+        let ismcts_iterations = match req.ismcts_iterations {
+            None => 0,
+            Some(n @ 1..=100_000) => n,
+            Some(n) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "`ismcts_iterations` {n} is out of range: 1 to 100000 (or leave it unset)"
+                )));
+            }
         };
         let mut reservation = self.reserve()?;
         let seed = match req.seed {
@@ -709,6 +761,8 @@ impl Hub {
             id: random_hex()?,
             game: game_info(&game),
             seed,
+            bots: seat_bots(&seats, ismcts_iterations),
+            ismcts_iterations,
             seats,
             seat_tokens: seat_tokens
                 .iter()
@@ -731,6 +785,7 @@ impl Hub {
                 &mut Moves::new(false),
                 self.limits.inline_bot_actions,
                 None,
+                false,
             ))
         })?;
         if let Err(e) = self.store.put(&stored(&meta, &live)).await {
@@ -802,6 +857,7 @@ impl Hub {
                             &mut moves,
                             CHUNK_ACTIONS,
                             Some(deadline),
+                            true,
                         ))
                     });
                     (live, moves, more)
@@ -892,7 +948,7 @@ impl Hub {
         let inline = self.limits.inline_bot_actions;
         let more = guard(|| {
             apply_counted(&mut live, action, true, &mut moves)?;
-            Ok(advance(&meta, &mut live, &mut moves, inline, None))
+            Ok(advance(&meta, &mut live, &mut moves, inline, None, false))
         })?;
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != pb::MatchStatus::Active;

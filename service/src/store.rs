@@ -122,6 +122,9 @@ pub struct StoredMatch {
     /// When the match ended (Unix milliseconds), for retention; 0 while it is active.
     #[prost(uint64, tag = "11")]
     pub ended_at_ms: u64,
+    /// Iterations per move of IS-MCTS bot seats (0: the default).
+    #[prost(uint32, tag = "12")]
+    pub ismcts_iterations: u32,
 }
 
 /// One record of the move log.

@@ -42,6 +42,7 @@ async fn create(
             options: opts(options),
             seed: Some(seed),
             seats: seats.into_iter().map(|k| k as i32).collect(),
+            ismcts_iterations: None,
         })
         .await
         .unwrap()
@@ -674,6 +675,7 @@ async fn errors_map_to_status_codes() {
             options: opts(&[("target_score", "-5")]),
             seed: None,
             seats: vec![],
+            ismcts_iterations: None,
         })
         .await
         .unwrap_err();
@@ -684,6 +686,7 @@ async fn errors_map_to_status_codes() {
             options: Default::default(),
             seed: None,
             seats: vec![pb::SeatKind::Human as i32; 3],
+            ismcts_iterations: None,
         })
         .await
         .unwrap_err();
@@ -720,6 +723,7 @@ async fn errors_map_to_status_codes() {
             options: Default::default(),
             seed: None,
             seats: vec![],
+            ismcts_iterations: None,
         })
         .await
         .unwrap_err();
@@ -772,5 +776,71 @@ async fn shutdown_turns_health_not_serving_and_ends_watch_streams() {
     let end = stream.next().await.unwrap().unwrap_err();
     assert_eq!(end.code(), Code::Unavailable);
     drop(stream);
+    server.stop().await;
+}
+
+/// Heuristic and IS-MCTS bot seats: they play in the background, their matches reach the
+/// end, and the same seed gives the same match.
+#[tokio::test]
+async fn heuristic_and_ismcts_bot_seats_play_deterministically() {
+    let server = TestServer::memory().await;
+    let mut client = server.matches().await;
+    let mut records = Vec::new();
+    for _ in 0..2 {
+        let r = client
+            .create_match(pb::CreateMatchRequest {
+                game: "jass".into(),
+                options: opts(&[("scope", "deal"), ("wys", "auto")]),
+                seed: Some(21),
+                seats: vec![
+                    pb::SeatKind::IsmctsBot as i32,
+                    pb::SeatKind::HeuristicBot as i32,
+                    pb::SeatKind::IsmctsBot as i32,
+                    pb::SeatKind::HeuristicBot as i32,
+                ],
+                ismcts_iterations: Some(10),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        // Bounded wait: 2,000 polls.
+        let mut record = None;
+        for _ in 0..2000 {
+            match client
+                .get_record(authed(
+                    &r.owner_token,
+                    pb::GetRecordRequest {
+                        match_id: r.match_id.clone(),
+                        ..Default::default()
+                    },
+                ))
+                .await
+            {
+                Ok(rec) => {
+                    record = Some(rec.into_inner());
+                    break;
+                }
+                Err(s) if s.code() == Code::FailedPrecondition => {
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                }
+                Err(s) => panic!("{s:?}"),
+            }
+        }
+        let record = record.expect("the bots finish the deal");
+        assert_eq!(record.status, pb::MatchStatus::Finished as i32);
+        records.push(record.steps.iter().map(|s| s.action).collect::<Vec<_>>());
+    }
+    assert_eq!(records[0], records[1]);
+    let err = client
+        .create_match(pb::CreateMatchRequest {
+            game: "jass".into(),
+            seats: vec![pb::SeatKind::IsmctsBot as i32; 4],
+            ismcts_iterations: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().contains("ismcts_iterations"));
     server.stop().await;
 }

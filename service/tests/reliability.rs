@@ -175,6 +175,7 @@ async fn create(client: &mut MatchesClient<Channel>, seed: u64) -> Game {
                 pb::SeatKind::RandomBot as i32,
                 pb::SeatKind::RandomBot as i32,
             ],
+            ismcts_iterations: None,
         })
         .await
         .expect("create")
@@ -620,6 +621,7 @@ async fn ended_matches_leave_after_their_retention_period() {
         options: [("scope".to_owned(), "deal".to_owned())].into(),
         seed: Some(3),
         seats: vec![pb::SeatKind::RandomBot as i32; 4],
+        ismcts_iterations: None,
     };
     let r = c.create_match(all_bots()).await.unwrap().into_inner();
     let record = |id: String| pb::GetRecordRequest {
@@ -680,6 +682,7 @@ async fn long_all_bot_matches_run_in_the_background_and_their_record_comes_in_pa
             options: [("target_score".to_owned(), "20000".to_owned())].into(),
             seed: Some(11),
             seats: vec![pb::SeatKind::RandomBot as i32; 4],
+            ismcts_iterations: None,
         })
         .await
         .unwrap()

@@ -184,6 +184,7 @@ async fn new_match(
                 pb::SeatKind::RandomBot as i32,
                 pb::SeatKind::RandomBot as i32,
             ],
+            ismcts_iterations: None,
         })
         .await
         .expect("create match")
