@@ -6,12 +6,13 @@ use serde::Serialize;
 
 use crate::codec::{self, Record};
 use crate::games::jass::{JassGame, JassState};
+use crate::games::klaberjass::{KlaberjassGame, KlaberjassState};
 use crate::{
     Action, ActionSet, Error, Game, OptionSpec, Options, Player, Rng, SeatValues, State, Viewer,
 };
 
 /// Registered game names, in registry order.
-pub const GAME_NAMES: &[&str] = &[JassGame::NAME];
+pub const GAME_NAMES: &[&str] = &[JassGame::NAME, KlaberjassGame::NAME];
 
 /// The names of all registered games.
 #[must_use]
@@ -26,6 +27,7 @@ pub fn list_games() -> &'static [&'static str] {
 pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
     match name {
         JassGame::NAME => Ok(JassGame::option_specs()),
+        KlaberjassGame::NAME => Ok(KlaberjassGame::option_specs()),
         _ => Err(unknown_game(name)),
     }
 }
@@ -44,6 +46,7 @@ fn unknown_game(name: &str) -> Error {
 pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
     match name {
         JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
+        KlaberjassGame::NAME => Ok(AnyGame::Klaberjass(KlaberjassGame::from_options(options)?)),
         _ => Err(unknown_game(name)),
     }
 }
@@ -70,6 +73,8 @@ pub fn state_from_json(text: &str) -> Result<AnyState, Error> {
 pub enum AnyGame {
     /// Swiss Jass, Schieber.
     Jass(JassGame),
+    /// Klaberjass (two players).
+    Klaberjass(KlaberjassGame),
 }
 
 /// A state of any registered game. Equal states have the same game, history and position.
@@ -78,12 +83,15 @@ pub enum AnyGame {
 pub enum AnyState {
     /// Swiss Jass, Schieber.
     Jass(JassState),
+    /// Klaberjass (two players).
+    Klaberjass(KlaberjassState),
 }
 
 macro_rules! on_game {
     ($self:expr, $g:ident => $e:expr) => {
         match $self {
             AnyGame::Jass($g) => $e,
+            AnyGame::Klaberjass($g) => $e,
         }
     };
 }
@@ -92,8 +100,45 @@ macro_rules! on_state {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
             AnyState::Jass($s) => $e,
+            AnyState::Klaberjass($s) => $e,
         }
     };
+}
+
+impl From<JassGame> for AnyGame {
+    fn from(g: JassGame) -> AnyGame {
+        AnyGame::Jass(g)
+    }
+}
+
+impl From<JassState> for AnyState {
+    fn from(s: JassState) -> AnyState {
+        AnyState::Jass(s)
+    }
+}
+
+impl From<KlaberjassGame> for AnyGame {
+    fn from(g: KlaberjassGame) -> AnyGame {
+        AnyGame::Klaberjass(g)
+    }
+}
+
+impl From<KlaberjassState> for AnyState {
+    fn from(s: KlaberjassState) -> AnyState {
+        AnyState::Klaberjass(s)
+    }
+}
+
+fn name_of<G: Game>(_: &G) -> &'static str {
+    G::NAME
+}
+
+fn rules_version_of<G: Game>(_: &G) -> u32 {
+    G::RULES_VERSION
+}
+
+fn option_specs_of<G: Game>(_: &G) -> &'static [OptionSpec] {
+    G::option_specs()
 }
 
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
@@ -104,19 +149,19 @@ impl AnyGame {
     /// Registry name.
     #[must_use]
     pub fn name(&self) -> &'static str {
-        on_game!(self, g => { let _ = g; JassGame::NAME })
+        on_game!(self, g => name_of(g))
     }
 
     /// Rules version.
     #[must_use]
     pub fn rules_version(&self) -> u32 {
-        on_game!(self, g => { let _ = g; JassGame::RULES_VERSION })
+        on_game!(self, g => rules_version_of(g))
     }
 
     /// The option specs of this game.
     #[must_use]
     pub fn option_specs(&self) -> &'static [OptionSpec] {
-        on_game!(self, g => { let _ = g; JassGame::option_specs() })
+        on_game!(self, g => option_specs_of(g))
     }
 
     /// Every option with its effective value.
@@ -158,7 +203,7 @@ impl AnyGame {
     /// The initial state (a chance node).
     #[must_use]
     pub fn new_initial_state(&self) -> AnyState {
-        on_game!(self, g => AnyState::Jass(g.new_initial_state()))
+        on_game!(self, g => AnyState::from(g.new_initial_state()))
     }
 
     /// Replays a history with checked `apply`.
@@ -166,7 +211,7 @@ impl AnyGame {
     /// # Errors
     /// [`Error::Decode`] naming the first entry that does not apply.
     pub fn replay(&self, history: &[Action]) -> Result<AnyState, Error> {
-        on_game!(self, g => codec::replay(g, history).map(AnyState::Jass))
+        on_game!(self, g => codec::replay(g, history).map(AnyState::from))
     }
 
     /// Decodes bytes of a state of *this* game with *these* options.
@@ -209,6 +254,7 @@ impl AnyState {
     fn from_record(rec: Record) -> Result<AnyState, Error> {
         match rec.game.as_str() {
             JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
+            KlaberjassGame::NAME => rec.into_state::<KlaberjassGame>().map(AnyState::Klaberjass),
             other => Err(unknown_game(other)),
         }
     }
@@ -216,7 +262,7 @@ impl AnyState {
     /// The game of this state.
     #[must_use]
     pub fn game(&self) -> AnyGame {
-        on_state!(self, s => AnyGame::Jass(*s.game()))
+        on_state!(self, s => AnyGame::from(*s.game()))
     }
 
     /// Who acts now.
@@ -376,7 +422,7 @@ impl AnyState {
     /// # Errors
     /// [`Error::InvalidSeat`], [`Error::ResampleFailed`].
     pub fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<AnyState, Error> {
-        on_state!(self, s => s.resample(seat, rng).map(AnyState::Jass))
+        on_state!(self, s => s.resample(seat, rng).map(AnyState::from))
     }
 
     /// Compact versioned bytes (see [`crate::codec`]).

@@ -1,0 +1,1416 @@
+//! Klaberjass (Klabberjass, Clobiosh): 2 players, 32 cards, a trump-making bid on the turn-up,
+//! sequences, Bella, 9 tricks per deal, game to 500.
+//!
+//! **Rules source:** `shared/rules/klaberjass.md` (after seed `000`, a 1995 Japanese text, and
+//! the sources of its §16). Section numbers below refer to that file.
+//!
+//! **Engine decisions and rulings** (each also tagged in the rules file or stated here):
+//! * Seats `0` and `1`; the dealer is the *younger* player, the other the *elder* (§2).
+//!   The first dealer is one fair chance event (`first_dealer = random`, outcome `0` or `1` =
+//!   the seat that deals), or fixed by the option (§4).
+//! * The deal is explicit chance outcomes, one card each (outcome id = card id): 3 to elder,
+//!   3 to dealer, 3 to elder, 3 to dealer, then the turn-up (§5.1–2). After the bidding, 3 to
+//!   elder, 3 to dealer, then the bottom card turned up (§5.4–5). The other 12 stock cards
+//!   are never drawn: they appear nowhere, not even in the history.
+//! * Bidding (§6): `take` / `pass` on the turn-up's suit, then `name <suit>` / `pass`; four
+//!   passes annul the deal (no score; the dealer changes as after any deal).
+//! * Dix exchange windows (§7) are held after the bottom card and after the announcements
+//!   whenever trump was fixed in round 1 and the turn-up is not the trump 7. In each window
+//!   both players act, elder first: the holder of the trump 7 may `exchange`; everybody may
+//!   `wait` (window 1) / `keep` (window 2). The exchange is public.
+//! * Announcements (§8.4): each player, elder first, declares any subset of his maximal runs
+//!   (private `declare run …` items, in ascending item order, see [`sequences`]) and then
+//!   `announce`s (public). The protocol of §8.4 steps 1–4 is then computed by the engine from
+//!   the two committed sets and made public as an [`Announcement`]; the winner's declared
+//!   sequences are shown (their cards become public). When the younger player declared
+//!   nothing the reply is `good` (§8.4 step 2), also when both declared nothing (no score).
+//!   Declared sequences keep their value after a window-2 exchange of their trump 7.
+//! * Bella (§9) is credited automatically when its holder plays the second of trump K and Q;
+//!   "holding both" is judged when play starts (after both exchange windows).
+//! * Game end (§12): after each deal's scoring; an exact tie at or above the target plays
+//!   another deal (`game_tie_rule = play_another_deal`) or ends drawn (`draw`).
+//! * `maker_tie_rule = hang`: the disputed `Tm + To` points are set aside and go to the player
+//!   who adds more in the next completed (not annulled) deal; they do not count for that
+//!   deal's `dealer_rotation = winner_deals` comparison (which compares the §11 additions).
+//! * `first_dealer` accepts the strings `random`, `0`, `1` and the integers `0`, `1`.
+//!
+//! **Actions** (fixed ids, 66 in all):
+//!
+//! | ids | action | text |
+//! |---|---|---|
+//! | 0..32 | play a card: `suit lane * 8 + rank` (lanes ♣ ♦ ♥ ♠; ranks 7..A) | `play JH` |
+//! | 32 | pass (either bidding round) | `pass` |
+//! | 33 | take the turn-up's suit as trump | `take` |
+//! | 34..38 | name trumps: clubs, diamonds, hearts, spades | `name hearts` |
+//! | 38 | exchange the trump 7 for the turn-up | `exchange 7H for KH` |
+//! | 39 | wait (exchange window 1) | `wait` |
+//! | 40 | keep (exchange window 2) | `keep` |
+//! | 41 | commit the declared sequences | `announce 50`, `announce: equal, K: equal` |
+//! | 42..66 | declare a run (private), item `suit * 6 + top − 9` | `declare run 9S-KS` |
+//!
+//! Chance outcomes are card ids `0..32` (`deal JH to 1`, `turn up KH`, `turn bottom 7C`); at
+//! the cut, `0` or `1` (`seat 0 deals first`).
+//!
+//! **Returns** (§12): 0 until terminal. `scope = match`: winner +1, loser −1 (0 each for a
+//! draw). `scope = deal`: terminal after one deal; each player gets the points he added in
+//! the deal minus the points his opponent added (0 each after an annulled deal or a `hang`
+//! tie).
+//!
+//! **Observation**: see [`layout`].
+
+mod observation;
+mod play;
+mod resample;
+pub mod sequences;
+mod view;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+pub use observation::layout;
+pub use sequences::{Announcement, Declaration, Reply, Run};
+pub use view::KlaberjassView;
+
+use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
+use crate::{
+    Action, ActionSet, Card, CardSet, Error, Game, OptionValue, Options, Player, Rank, Rng, Scope,
+    SeatValues, State, Suit, Viewer,
+};
+
+/// Number of player action ids.
+pub const NUM_ACTIONS: usize = DECLARE_BASE as usize + sequences::NUM_ITEMS as usize;
+/// Pass (both bidding rounds).
+pub const PASS: Action = 32;
+/// Take the turn-up's suit.
+pub const TAKE: Action = 33;
+/// First `name <suit>` id (clubs; then diamonds, hearts, spades).
+pub const NAME_BASE: Action = 34;
+/// Exchange the trump 7 for the turn-up.
+pub const EXCHANGE: Action = 38;
+/// Decline in exchange window 1.
+pub const WAIT: Action = 39;
+/// Decline in exchange window 2.
+pub const KEEP: Action = 40;
+/// Commit the declared sequences.
+pub const ANNOUNCE: Action = 41;
+/// First `declare run` id.
+pub const DECLARE_BASE: Action = 42;
+
+/// The card action (and deal outcome) id of `card` (a card of the 32-card pack).
+#[must_use]
+pub const fn card_action(card: Card) -> Action {
+    let b = card.to_u8();
+    (b >> 4) as Action * 8 + (b & 15) as Action - 5
+}
+
+/// The card of a card action id (`0..32`).
+#[must_use]
+pub fn action_card(action: Action) -> Option<Card> {
+    if action < 32 {
+        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
+    } else {
+        None
+    }
+}
+
+/// Card points of `cards` with `trump` as the trump suit (§3.3).
+#[must_use]
+pub fn card_value(trump: Suit, cards: CardSet) -> u32 {
+    play::set_points(trump, cards)
+}
+
+/// The card action ids of `cards` as a 32-bit word (four 8-bit lanes, ranks 7..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
+    let b = cards.bits() >> 5;
+    (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
+}
+
+/// Option `equal_sequence_rule`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EqualSequenceRule {
+    /// Fully equal best sequences: nobody scores sequences (seed).
+    NobodyScores,
+    /// The elder scores (variant in the seed).
+    ElderScores,
+}
+
+/// Option `maker_tie_rule`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MakerTieRule {
+    /// `Tm = To`: maker 0, opponent `To` (seed).
+    OpponentScoresOwn,
+    /// `Tm = To`: nobody scores; `Tm + To` go to the higher adder of the next deal.
+    Hang,
+}
+
+/// Option `dealer_rotation`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DealerRotation {
+    /// The deal alternates (seed).
+    Alternate,
+    /// The player who added more points in the previous deal deals next.
+    WinnerDeals,
+}
+
+/// Option `game_tie_rule`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameTieRule {
+    /// Equal scores at or above the target: play another deal.
+    PlayAnotherDeal,
+    /// Equal scores at or above the target: the game is drawn.
+    Draw,
+}
+
+/// A validated Klaberjass configuration (the options of §17).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KlaberjassGame {
+    pub(crate) scope: Scope,
+    pub(crate) target_score: u32,
+    pub(crate) equal_sequence_rule: EqualSequenceRule,
+    pub(crate) maker_tie_rule: MakerTieRule,
+    pub(crate) dealer_rotation: DealerRotation,
+    pub(crate) game_tie_rule: GameTieRule,
+    pub(crate) last_trick_bonus: u32,
+    /// `None` = random (the cut).
+    pub(crate) first_dealer: Option<u8>,
+}
+
+const FIRST_DEALER_VALUES: &[&str] = &["random", "0", "1"];
+
+const SPECS: &[OptionSpec] = &[
+    SCOPE_SPEC,
+    OptionSpec {
+        name: "target_score",
+        kind: OptionKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        default: "500",
+        doc: "the game ends after a deal that leaves a player at or above this score (§12)",
+    },
+    OptionSpec {
+        name: "equal_sequence_rule",
+        kind: OptionKind::Choice(&["nobody_scores", "elder_scores"]),
+        default: "nobody_scores",
+        doc: "fully equal best sequences: nobody scores sequences, or the elder does (§8.2)",
+    },
+    OptionSpec {
+        name: "maker_tie_rule",
+        kind: OptionKind::Choice(&["opponent_scores_own", "hang"]),
+        default: "opponent_scores_own",
+        doc: "Tm = To: maker 0 and opponent To, or nothing now and Tm + To to the next deal's higher adder",
+    },
+    OptionSpec {
+        name: "dealer_rotation",
+        kind: OptionKind::Choice(&["alternate", "winner_deals"]),
+        default: "alternate",
+        doc: "the deal alternates, or the player who added more in the previous deal deals",
+    },
+    OptionSpec {
+        name: "game_tie_rule",
+        kind: OptionKind::Choice(&["play_another_deal", "draw"]),
+        default: "play_another_deal",
+        doc: "equal scores at or above the target: play another deal, or a draw",
+    },
+    OptionSpec {
+        name: "last_trick_bonus",
+        kind: OptionKind::Int {
+            min: 0,
+            max: 10_000,
+        },
+        default: "10",
+        doc: "bonus for winning the ninth trick",
+    },
+    OptionSpec {
+        name: "first_dealer",
+        kind: OptionKind::Choice(FIRST_DEALER_VALUES),
+        default: "random",
+        doc: "random: the cut as one fair chance event; 0 or 1: that seat deals first",
+    },
+];
+
+impl Default for KlaberjassGame {
+    fn default() -> Self {
+        KlaberjassGame {
+            scope: Scope::Match,
+            target_score: 500,
+            equal_sequence_rule: EqualSequenceRule::NobodyScores,
+            maker_tie_rule: MakerTieRule::OpponentScoresOwn,
+            dealer_rotation: DealerRotation::Alternate,
+            game_tie_rule: GameTieRule::PlayAnotherDeal,
+            last_trick_bonus: 10,
+            first_dealer: None,
+        }
+    }
+}
+
+impl KlaberjassGame {
+    /// The scope option.
+    #[must_use]
+    pub fn scope(&self) -> Scope {
+        self.scope
+    }
+
+    /// The target score.
+    #[must_use]
+    pub fn target_score(&self) -> u32 {
+        self.target_score
+    }
+}
+
+impl Game for KlaberjassGame {
+    type State = KlaberjassState;
+    const NAME: &'static str = "klaberjass";
+    const RULES_VERSION: u32 = 1;
+
+    fn option_specs() -> &'static [OptionSpec] {
+        SPECS
+    }
+
+    fn from_options(options: &Options) -> Result<Self, Error> {
+        // A seat index may be given as an integer.
+        let mut given = options.clone();
+        if let Some(OptionValue::Int(i)) = given.get("first_dealer") {
+            let text = i.to_string();
+            given.insert("first_dealer".into(), OptionValue::Str(text));
+        }
+        let r = OptionSpec::resolve(Self::NAME, SPECS, &given)?;
+        let int = |i: usize| match r[i] {
+            Resolved::Int(v) => v,
+            _ => 0,
+        };
+        let choice = |i: usize| match r[i] {
+            Resolved::Choice(c) => c,
+            _ => 0,
+        };
+        Ok(KlaberjassGame {
+            scope: Scope::from_resolved(r[0]),
+            target_score: int(1) as u32,
+            equal_sequence_rule: [
+                EqualSequenceRule::NobodyScores,
+                EqualSequenceRule::ElderScores,
+            ][choice(2)],
+            maker_tie_rule: [MakerTieRule::OpponentScoresOwn, MakerTieRule::Hang][choice(3)],
+            dealer_rotation: [DealerRotation::Alternate, DealerRotation::WinnerDeals][choice(4)],
+            game_tie_rule: [GameTieRule::PlayAnotherDeal, GameTieRule::Draw][choice(5)],
+            last_trick_bonus: int(6) as u32,
+            first_dealer: match choice(7) {
+                0 => None,
+                c => Some(c as u8 - 1),
+            },
+        })
+    }
+
+    fn options(&self) -> Options {
+        let values = [
+            Resolved::Choice(usize::from(self.scope == Scope::Deal)),
+            Resolved::Int(i64::from(self.target_score)),
+            Resolved::Choice(usize::from(
+                self.equal_sequence_rule == EqualSequenceRule::ElderScores,
+            )),
+            Resolved::Choice(usize::from(self.maker_tie_rule == MakerTieRule::Hang)),
+            Resolved::Choice(usize::from(
+                self.dealer_rotation == DealerRotation::WinnerDeals,
+            )),
+            Resolved::Choice(usize::from(self.game_tie_rule == GameTieRule::Draw)),
+            Resolved::Int(i64::from(self.last_trick_bonus)),
+            Resolved::Choice(self.first_dealer.map_or(0, |d| usize::from(d) + 1)),
+        ];
+        SPECS
+            .iter()
+            .zip(values)
+            .map(|(s, v)| (s.name.to_owned(), s.value_of(v)))
+            .collect()
+    }
+
+    fn num_players(&self) -> usize {
+        2
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    fn max_chance_outcomes(&self) -> usize {
+        32
+    }
+
+    fn observation_shape(&self) -> Vec<usize> {
+        vec![layout::TOTAL]
+    }
+
+    fn observation_len(&self) -> usize {
+        layout::TOTAL
+    }
+
+    fn new_initial_state(&self) -> KlaberjassState {
+        KlaberjassState::new(*self)
+    }
+}
+
+/// Where a deal stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The cut for the first dealer (chance).
+    Cut,
+    /// The first 12 cards and the turn-up are dealt (chance).
+    Deal,
+    /// Bidding round 1: take or pass the turn-up's suit.
+    BidTurnUp,
+    /// Bidding round 2: name another suit or pass.
+    BidOtherSuit,
+    /// The 3 + 3 completion and the bottom card (chance).
+    SecondDeal,
+    /// Dix exchange window 1.
+    Exchange1,
+    /// Sequence declarations and announcements.
+    Announce,
+    /// Dix exchange window 2.
+    Exchange2,
+    /// Trick play.
+    Play,
+    /// The game is over.
+    Over,
+}
+
+impl Phase {
+    /// All phases in order.
+    pub const ALL: [Phase; 10] = [
+        Phase::Cut,
+        Phase::Deal,
+        Phase::BidTurnUp,
+        Phase::BidOtherSuit,
+        Phase::SecondDeal,
+        Phase::Exchange1,
+        Phase::Announce,
+        Phase::Exchange2,
+        Phase::Play,
+        Phase::Over,
+    ];
+}
+
+/// How a deal ended (§11).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Both players passed twice: no score.
+    Annulled,
+    /// `Tm > To`.
+    MakerWins,
+    /// `Tm = To`.
+    Tie,
+    /// `Tm < To` (bête).
+    Bete,
+}
+
+/// The result of a finished deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DealResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The maker (none for an annulled deal).
+    pub maker: Option<usize>,
+    /// Deal totals `T` per seat (sequences, Bella, cards, last trick).
+    pub totals: [u32; 2],
+    /// Points each seat added by the table of §11.
+    pub added: [u32; 2],
+    /// Held-over points (`maker_tie_rule = hang`) awarded after this deal: (seat, points).
+    pub held_over_awarded: Option<(usize, u32)>,
+}
+
+/// Capacity of the per-deal action log: 20 cards dealt, 4 bids, 4 window actions, 2 × 3
+/// declarations + 2 announcements, 18 cards played, the cut.
+const LOG_CAP: usize = 64;
+
+/// Who receives the `k`-th card drawn in a deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    Seat(usize),
+    TurnUp,
+    Bottom,
+}
+
+/// A Klaberjass state. Small and `Clone`; the hot path does not allocate. Finished deals of a
+/// match are kept in a shared, immutable log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KlaberjassState {
+    game: KlaberjassGame,
+    phase: Phase,
+    deal_no: u16,
+    dealer: u8,
+    to_act: u8,
+    /// Cards drawn from the pack in this deal (hands, turn-up, bottom).
+    dealt: u8,
+    undealt: CardSet,
+    hands: [CardSet; 2],
+    /// The cards each seat was dealt.
+    dealt_hands: [CardSet; 2],
+    /// The face-up card beside the stock: the turn-up, or the trump 7 after an exchange.
+    turn_up: Option<Card>,
+    /// The turn-up as dealt.
+    first_turn_up: Option<Card>,
+    bottom: Option<Card>,
+    /// Bids in order (action ids), at most 4.
+    bids: [u8; 4],
+    num_bids: u8,
+    trump: Option<Suit>,
+    maker: u8,
+    /// The seat that exchanged the trump 7, and in which window (1 or 2).
+    exchanged: Option<(u8, u8)>,
+    /// Declared items so far per seat (bit mask), and the committed declarations.
+    items: [u32; 2],
+    declarations: [Declaration; 2],
+    announcement: Announcement,
+    shown: CardSet,
+    seq_points: [u32; 2],
+    bella_open: [bool; 2],
+    bella: [bool; 2],
+    tricks: [[Card; 2]; 9],
+    leaders: [u8; 9],
+    winners: [u8; 9],
+    trick_no: u8,
+    trick_len: u8,
+    played_by: [CardSet; 2],
+    card_points: [u32; 2],
+    tricks_won: [u8; 2],
+    // Match.
+    scores: [u32; 2],
+    held_over: u32,
+    winner: Option<u8>,
+    drawn: bool,
+    last_deal: Option<DealResult>,
+    log: [u8; LOG_CAP],
+    log_len: u8,
+    past: Option<Arc<Vec<u8>>>,
+}
+
+impl KlaberjassState {
+    fn new(game: KlaberjassGame) -> KlaberjassState {
+        let placeholder = Card::new(Rank::Seven, Suit::Clubs);
+        KlaberjassState {
+            game,
+            phase: if game.first_dealer.is_some() {
+                Phase::Deal
+            } else {
+                Phase::Cut
+            },
+            deal_no: 0,
+            dealer: game.first_dealer.unwrap_or(0),
+            to_act: 0,
+            dealt: 0,
+            undealt: play::PACK,
+            hands: [CardSet::EMPTY; 2],
+            dealt_hands: [CardSet::EMPTY; 2],
+            turn_up: None,
+            first_turn_up: None,
+            bottom: None,
+            bids: [0; 4],
+            num_bids: 0,
+            trump: None,
+            maker: 0,
+            exchanged: None,
+            items: [0; 2],
+            declarations: [Declaration::default(); 2],
+            announcement: Announcement::default(),
+            shown: CardSet::EMPTY,
+            seq_points: [0; 2],
+            bella_open: [false; 2],
+            bella: [false; 2],
+            tricks: [[placeholder; 2]; 9],
+            leaders: [0; 9],
+            winners: [0; 9],
+            trick_no: 0,
+            trick_len: 0,
+            played_by: [CardSet::EMPTY; 2],
+            card_points: [0; 2],
+            tricks_won: [0; 2],
+            scores: [0; 2],
+            held_over: 0,
+            winner: None,
+            drawn: false,
+            last_deal: None,
+            log: [0; LOG_CAP],
+            log_len: 0,
+            past: None,
+        }
+    }
+
+    /// The phase of the current deal.
+    #[must_use]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The dealer (younger player) of the current deal.
+    #[must_use]
+    pub fn dealer(&self) -> usize {
+        usize::from(self.dealer)
+    }
+
+    /// The elder (non-dealer) of the current deal: bids, announces and leads first.
+    #[must_use]
+    pub fn elder(&self) -> usize {
+        usize::from(1 - self.dealer)
+    }
+
+    /// The cards `seat` holds now.
+    #[must_use]
+    pub fn hand(&self, seat: usize) -> CardSet {
+        self.hands[seat & 1]
+    }
+
+    /// The cards `seat` was dealt in this deal.
+    #[must_use]
+    pub fn dealt_hand(&self, seat: usize) -> CardSet {
+        self.dealt_hands[seat & 1]
+    }
+
+    /// The face-up card beside the stock (the turn-up, or the trump 7 after an exchange).
+    #[must_use]
+    pub fn turn_up(&self) -> Option<Card> {
+        self.turn_up
+    }
+
+    /// The bottom card of the stock, once turned.
+    #[must_use]
+    pub fn bottom(&self) -> Option<Card> {
+        self.bottom
+    }
+
+    /// The trump suit, once chosen.
+    #[must_use]
+    pub fn trump(&self) -> Option<Suit> {
+        self.trump
+    }
+
+    /// The maker, once trump is chosen.
+    #[must_use]
+    pub fn maker(&self) -> Option<usize> {
+        self.trump.map(|_| usize::from(self.maker))
+    }
+
+    /// Who exchanged the trump 7, and in which window (1 or 2).
+    #[must_use]
+    pub fn exchanged(&self) -> Option<(usize, u8)> {
+        self.exchanged.map(|(s, w)| (usize::from(s), w))
+    }
+
+    /// The public announcement record of §8.4.
+    #[must_use]
+    pub fn announcement(&self) -> Announcement {
+        self.announcement
+    }
+
+    /// The declaration `seat` committed in this deal (private to that seat unless it won).
+    #[must_use]
+    pub fn declaration(&self, seat: usize) -> Declaration {
+        self.declarations[seat & 1]
+    }
+
+    /// Cards of the sequences shown by the sequence winner.
+    #[must_use]
+    pub fn shown(&self) -> CardSet {
+        self.shown
+    }
+
+    /// Sequence points scored per seat in this deal.
+    #[must_use]
+    pub fn sequence_points(&self) -> [u32; 2] {
+        self.seq_points
+    }
+
+    /// Whether each seat scored Bella in this deal.
+    #[must_use]
+    pub fn bella(&self) -> [bool; 2] {
+        self.bella
+    }
+
+    /// Card points taken per seat in this deal.
+    #[must_use]
+    pub fn card_points(&self) -> [u32; 2] {
+        self.card_points
+    }
+
+    /// Tricks won per seat in this deal.
+    #[must_use]
+    pub fn tricks_won(&self) -> [u8; 2] {
+        self.tricks_won
+    }
+
+    /// Cards `seat` has played in this deal.
+    #[must_use]
+    pub fn played_by(&self, seat: usize) -> CardSet {
+        self.played_by[seat & 1]
+    }
+
+    /// Deal totals `T` so far per seat (§11): sequences, Bella, cards, last trick.
+    #[must_use]
+    pub fn deal_totals(&self) -> [u32; 2] {
+        let mut t = [0; 2];
+        for (s, slot) in t.iter_mut().enumerate() {
+            *slot = self.seq_points[s] + 20 * u32::from(self.bella[s]) + self.card_points[s];
+        }
+        if self.trick_no == 9 {
+            t[usize::from(self.winners[8])] += self.game.last_trick_bonus;
+        }
+        t
+    }
+
+    /// Cumulative scores.
+    #[must_use]
+    pub fn scores(&self) -> [u32; 2] {
+        self.scores
+    }
+
+    /// Points set aside by `maker_tie_rule = hang`, not yet awarded.
+    #[must_use]
+    pub fn held_over(&self) -> u32 {
+        self.held_over
+    }
+
+    /// The result of the last finished deal.
+    #[must_use]
+    pub fn last_deal(&self) -> Option<DealResult> {
+        self.last_deal
+    }
+
+    /// The winner once the match is over (`None` while playing, for a draw, and in `scope = deal`).
+    #[must_use]
+    pub fn winner(&self) -> Option<usize> {
+        self.winner.map(usize::from)
+    }
+
+    /// True if the match ended drawn (`game_tie_rule = draw`).
+    #[must_use]
+    pub fn is_draw(&self) -> bool {
+        self.drawn
+    }
+
+    /// Cards that `seat` knows its opponent holds now: the turn-up he took by an exchange and
+    /// his shown sequences, not yet played.
+    #[must_use]
+    pub fn known_cards_of(&self, seat: usize) -> CardSet {
+        let seat = seat & 1;
+        let mut known = CardSet::EMPTY;
+        if let (Some((s, _)), Some(t)) = (self.exchanged, self.first_turn_up) {
+            if usize::from(s) == seat {
+                known.insert(t);
+            }
+        }
+        if self.announcement.winner == Some(seat as u8) {
+            known |= self.shown;
+        }
+        known & self.hands[seat]
+    }
+
+    fn trick(&self) -> &[Card] {
+        &self.tricks[usize::from(self.trick_no.min(8))][..usize::from(self.trick_len)]
+    }
+
+    fn push_log(&mut self, a: Action) {
+        let i = usize::from(self.log_len);
+        debug_assert!(i < LOG_CAP);
+        if i < LOG_CAP {
+            self.log[i] = a as u8;
+            self.log_len += 1;
+        }
+    }
+
+    /// Where the `k`-th card drawn in a deal goes (§5).
+    pub(crate) fn target(&self, k: u8) -> Target {
+        let elder = usize::from(1 - self.dealer);
+        let dealer = usize::from(self.dealer);
+        match k {
+            0..12 => Target::Seat(if (k / 3) % 2 == 0 { elder } else { dealer }),
+            12 => Target::TurnUp,
+            13..16 => Target::Seat(elder),
+            16..19 => Target::Seat(dealer),
+            _ => Target::Bottom,
+        }
+    }
+
+    fn draw(&mut self, card: Card) {
+        self.undealt.remove(card);
+        match self.target(self.dealt) {
+            Target::Seat(s) => {
+                self.hands[s].insert(card);
+                self.dealt_hands[s].insert(card);
+            }
+            Target::TurnUp => {
+                self.turn_up = Some(card);
+                self.first_turn_up = Some(card);
+            }
+            Target::Bottom => self.bottom = Some(card),
+        }
+        self.dealt += 1;
+        self.push_log(card_action(card));
+        if self.dealt == 13 {
+            self.phase = Phase::BidTurnUp;
+            self.to_act = 1 - self.dealer;
+        } else if self.dealt == 20 {
+            self.after_second_deal();
+        }
+    }
+
+    /// True if the exchange windows are held in this deal (§7).
+    fn windows_held(&self) -> bool {
+        match (self.trump, self.first_turn_up) {
+            (Some(t), Some(up)) => up.suit() == t && up.rank() != Rank::Seven,
+            _ => false,
+        }
+    }
+
+    fn trump_seven(&self) -> Option<Card> {
+        self.trump.map(|t| Card::new(Rank::Seven, t))
+    }
+
+    fn after_second_deal(&mut self) {
+        self.to_act = 1 - self.dealer;
+        self.phase = if self.windows_held() {
+            Phase::Exchange1
+        } else {
+            Phase::Announce
+        };
+    }
+
+    fn bid(&mut self, action: Action) {
+        let i = usize::from(self.num_bids);
+        self.bids[i] = action as u8;
+        self.num_bids += 1;
+        let elder = 1 - self.dealer;
+        match action {
+            TAKE => {
+                self.trump = self.turn_up.map(Card::suit);
+                self.maker = self.to_act;
+                self.phase = Phase::SecondDeal;
+            }
+            PASS => {
+                if self.num_bids == 4 {
+                    self.finish_annulled();
+                    return;
+                }
+                if self.num_bids == 2 {
+                    self.phase = Phase::BidOtherSuit;
+                }
+                self.to_act = if self.to_act == elder {
+                    self.dealer
+                } else {
+                    elder
+                };
+            }
+            _ => {
+                self.trump = Suit::from_index((action - NAME_BASE) as u8);
+                self.maker = self.to_act;
+                self.phase = Phase::SecondDeal;
+            }
+        }
+    }
+
+    fn window_action(&mut self, action: Action) {
+        let seat = usize::from(self.to_act);
+        if action == EXCHANGE {
+            if let (Some(seven), Some(up)) = (self.trump_seven(), self.turn_up) {
+                self.hands[seat].remove(seven);
+                self.hands[seat].insert(up);
+                self.turn_up = Some(seven);
+                let window = if self.phase == Phase::Exchange1 { 1 } else { 2 };
+                self.exchanged = Some((self.to_act, window));
+            }
+        }
+        if self.to_act == 1 - self.dealer {
+            self.to_act = self.dealer;
+            return;
+        }
+        self.to_act = 1 - self.dealer;
+        if self.phase == Phase::Exchange1 {
+            self.phase = Phase::Announce;
+        } else {
+            self.start_play();
+        }
+    }
+
+    fn announce(&mut self) {
+        let seat = usize::from(self.to_act);
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        self.declarations[seat] = Declaration::of(self.hands[seat], self.items[seat], trump);
+        let elder = 1 - self.dealer;
+        if self.to_act == elder {
+            self.announcement.elder_value = Some(self.declarations[seat].best_value());
+            self.to_act = self.dealer;
+            return;
+        }
+        let e = self.declarations[usize::from(elder)];
+        let y = self.declarations[seat];
+        self.announcement = Announcement::complete(
+            elder,
+            &e,
+            &y,
+            trump,
+            self.game.equal_sequence_rule == EqualSequenceRule::ElderScores,
+        );
+        if let Some(w) = self.announcement.winner {
+            let d = self.declarations[usize::from(w)];
+            self.shown = d.cards;
+            self.seq_points[usize::from(w)] = d.points;
+        }
+        self.to_act = elder;
+        if self.windows_held() {
+            self.phase = Phase::Exchange2;
+        } else {
+            self.start_play();
+        }
+    }
+
+    fn start_play(&mut self) {
+        self.phase = Phase::Play;
+        self.to_act = 1 - self.dealer;
+        self.leaders[0] = self.to_act;
+        if let Some(t) = self.trump {
+            let kq = CardSet::single(Card::new(Rank::King, t))
+                | CardSet::single(Card::new(Rank::Queen, t));
+            for s in 0..2 {
+                self.bella_open[s] = self.hands[s].is_superset(kq);
+            }
+        }
+    }
+
+    #[inline]
+    fn play_card(&mut self, card: Card) {
+        let seat = usize::from(self.to_act);
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        self.hands[seat].remove(card);
+        self.played_by[seat].insert(card);
+        let t = usize::from(self.trick_no);
+        if self.bella_open[seat] && card.suit() == trump {
+            self.check_bella(seat, card);
+        }
+        if self.trick_len == 0 {
+            self.tricks[t][0] = card;
+            self.trick_len = 1;
+            self.to_act = 1 - self.to_act;
+            return;
+        }
+        self.tricks[t][1] = card;
+        let lead = self.tricks[t][0];
+        let winner = if play::second_wins(trump, lead, card) {
+            seat
+        } else {
+            1 - seat
+        };
+        self.winners[t] = winner as u8;
+        self.card_points[winner] += play::card_points(trump, lead) + play::card_points(trump, card);
+        self.tricks_won[winner] += 1;
+        self.trick_no += 1;
+        self.trick_len = 0;
+        self.to_act = winner as u8;
+        if t < 8 {
+            self.leaders[t + 1] = winner as u8;
+        } else {
+            self.finish_deal();
+        }
+    }
+
+    #[inline(never)]
+    fn check_bella(&mut self, seat: usize, card: Card) {
+        if !matches!(card.rank(), Rank::King | Rank::Queen) {
+            return;
+        }
+        let other = if card.rank() == Rank::King {
+            Rank::Queen
+        } else {
+            Rank::King
+        };
+        if !self.hands[seat].contains(Card::new(other, card.suit())) {
+            self.bella_open[seat] = false;
+            self.bella[seat] = true;
+        }
+    }
+
+    fn finish_annulled(&mut self) {
+        self.last_deal = Some(DealResult {
+            outcome: Outcome::Annulled,
+            maker: None,
+            totals: [0; 2],
+            added: [0; 2],
+            held_over_awarded: None,
+        });
+        if self.game.scope == Scope::Deal {
+            self.phase = Phase::Over;
+            return;
+        }
+        self.next_deal(1 - self.dealer);
+    }
+
+    /// §11 scoring, then §12.
+    fn finish_deal(&mut self) {
+        let totals = self.deal_totals();
+        let m = usize::from(self.maker);
+        let (tm, to) = (totals[m], totals[1 - m]);
+        let mut added = [0; 2];
+        let outcome = if tm > to {
+            added[m] = tm;
+            added[1 - m] = to;
+            Outcome::MakerWins
+        } else if tm == to {
+            match self.game.maker_tie_rule {
+                MakerTieRule::OpponentScoresOwn => added[1 - m] = to,
+                MakerTieRule::Hang => self.held_over += tm + to,
+            }
+            Outcome::Tie
+        } else {
+            added[1 - m] = tm + to;
+            Outcome::Bete
+        };
+        let hung_now = outcome == Outcome::Tie && self.game.maker_tie_rule == MakerTieRule::Hang;
+        let mut awarded = None;
+        if self.game.scope == Scope::Match
+            && !hung_now
+            && self.held_over > 0
+            && added[0] != added[1]
+        {
+            let s = usize::from(added[1] > added[0]);
+            awarded = Some((s, self.held_over));
+        }
+        self.last_deal = Some(DealResult {
+            outcome,
+            maker: Some(m),
+            totals,
+            added,
+            held_over_awarded: awarded,
+        });
+        if self.game.scope == Scope::Deal {
+            self.phase = Phase::Over;
+            return;
+        }
+        self.scores[0] += added[0];
+        self.scores[1] += added[1];
+        if let Some((s, pts)) = awarded {
+            self.scores[s] += pts;
+            self.held_over = 0;
+        }
+        let target = self.game.target_score;
+        if self.scores[0] >= target || self.scores[1] >= target {
+            if self.scores[0] != self.scores[1] {
+                self.winner = Some(u8::from(self.scores[1] > self.scores[0]));
+                self.phase = Phase::Over;
+                return;
+            }
+            if self.game.game_tie_rule == GameTieRule::Draw {
+                self.drawn = true;
+                self.phase = Phase::Over;
+                return;
+            }
+        }
+        let next = match self.game.dealer_rotation {
+            DealerRotation::WinnerDeals if added[0] != added[1] => u8::from(added[1] > added[0]),
+            _ => 1 - self.dealer,
+        };
+        self.next_deal(next);
+    }
+
+    fn next_deal(&mut self, dealer: u8) {
+        let mut past = self.past.take().map_or_else(Vec::new, |p| {
+            Arc::try_unwrap(p).unwrap_or_else(|a| (*a).clone())
+        });
+        past.extend_from_slice(&self.log[..usize::from(self.log_len)]);
+        let fresh = KlaberjassState::new(self.game);
+        *self = KlaberjassState {
+            phase: Phase::Deal,
+            deal_no: self.deal_no + 1,
+            dealer,
+            scores: self.scores,
+            held_over: self.held_over,
+            last_deal: self.last_deal,
+            past: Some(Arc::new(past)),
+            ..fresh
+        };
+    }
+
+    /// The items `seat` may still declare: runs of its hand after the last declared item.
+    fn declarable(&self, seat: usize) -> u32 {
+        let (runs, n) = sequences::runs(self.hands[seat]);
+        let done = self.items[seat];
+        let after = if done == 0 {
+            u32::MAX
+        } else {
+            !((2u32 << (31 - done.leading_zeros())) - 1)
+        };
+        let mut out = 0;
+        for r in runs[..n].iter().flatten() {
+            out |= 1 << r.item();
+        }
+        out & after
+    }
+
+    /// Legal card actions as a card-id word.
+    #[inline]
+    fn legal_cards(&self) -> u64 {
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        let lead = if self.trick_len == 1 {
+            Some(self.tricks[usize::from(self.trick_no)][0])
+        } else {
+            None
+        };
+        pack_cards(play::legal_cards(
+            trump,
+            self.hands[usize::from(self.to_act)],
+            lead,
+        ))
+    }
+
+    /// Why `action` is not legal now (assumes it is not).
+    fn illegal_reason(&self, action: Action) -> String {
+        let seat = usize::from(self.to_act);
+        match self.phase {
+            Phase::Cut => {
+                "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
+                    .to_owned()
+            }
+            Phase::Deal | Phase::SecondDeal => format!(
+                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
+                self.undealt.len()
+            ),
+            Phase::Over => "the game is over".to_owned(),
+            Phase::BidTurnUp => {
+                "bidding round 1: only `take` (the turn-up's suit) or `pass` (§6)".to_owned()
+            }
+            Phase::BidOtherSuit => {
+                if action == TAKE {
+                    "bidding round 2: the turn-up's suit can no longer be taken; name another suit or pass (§6)".to_owned()
+                } else if (NAME_BASE..EXCHANGE).contains(&action) {
+                    "bidding round 2: the turn-up's suit cannot be named (§6)".to_owned()
+                } else {
+                    "bidding round 2: name a suit other than the turn-up's, or pass (§6)".to_owned()
+                }
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                if action == EXCHANGE {
+                    if self.exchanged.is_some() {
+                        "the trump 7 has already been exchanged (at most once, §7)".to_owned()
+                    } else {
+                        format!("seat {seat} does not hold the trump 7 (§7)")
+                    }
+                } else if self.phase == Phase::Exchange1 {
+                    "exchange window 1: `wait` or, holding the trump 7, `exchange` (§7)".to_owned()
+                } else {
+                    "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
+                }
+            }
+            Phase::Announce => {
+                if action >= DECLARE_BASE {
+                    "this run is not a maximal sequence of the hand, is already declared, or is not after the last declared item (declare in ascending item order)".to_owned()
+                } else {
+                    "sequences are being announced: `declare run …` or `announce` (§8.4)".to_owned()
+                }
+            }
+            Phase::Play => {
+                let Some(card) = action_card(action) else {
+                    return "cards are being played: only card actions are legal (§10)".to_owned();
+                };
+                if !self.hands[seat].contains(card) {
+                    return format!("seat {seat} does not hold {card}");
+                }
+                let lead = self.tricks[usize::from(self.trick_no)][0];
+                let trump = self.trump.unwrap_or(Suit::Clubs);
+                let hand = self.hands[seat];
+                if lead.suit() == trump {
+                    if card.suit() == trump {
+                        format!(
+                            "trump was led: a trump higher than {lead} must be played while holding one (§10)"
+                        )
+                    } else {
+                        "trump was led: a trump must be played while holding one (§10)".to_owned()
+                    }
+                } else if !hand.of_suit(lead.suit()).is_empty() {
+                    format!(
+                        "must follow suit ({}) while holding it; trumping is not allowed then (§10)",
+                        lead.suit().name()
+                    )
+                } else {
+                    format!(
+                        "void in {}: a trump must be played while holding one (§10)",
+                        lead.suit().name()
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl State for KlaberjassState {
+    type Game = KlaberjassGame;
+    type View = KlaberjassView;
+
+    fn game(&self) -> &KlaberjassGame {
+        &self.game
+    }
+
+    fn current_player(&self) -> Player {
+        match self.phase {
+            Phase::Cut | Phase::Deal | Phase::SecondDeal => Player::Chance,
+            Phase::Over => Player::Terminal,
+            _ => Player::Seat(usize::from(self.to_act)),
+        }
+    }
+
+    fn legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        match self.phase {
+            Phase::Cut => set.insert_bits(0, 0b11),
+            Phase::Deal | Phase::SecondDeal => set.insert_bits(0, pack_cards(self.undealt)),
+            Phase::BidTurnUp => {
+                set.insert(PASS);
+                set.insert(TAKE);
+            }
+            Phase::BidOtherSuit => {
+                set.insert(PASS);
+                let up = self.turn_up.map_or(4, |c| c.suit_index() as u32);
+                set.insert_bits(NAME_BASE, 0b1111 & !(1 << up));
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                set.insert(if self.phase == Phase::Exchange1 {
+                    WAIT
+                } else {
+                    KEEP
+                });
+                if self.exchanged.is_none()
+                    && self
+                        .trump_seven()
+                        .is_some_and(|c| self.hands[usize::from(self.to_act)].contains(c))
+                {
+                    set.insert(EXCHANGE);
+                }
+            }
+            Phase::Announce => {
+                set.insert(ANNOUNCE);
+                set.insert_bits(
+                    DECLARE_BASE,
+                    u64::from(self.declarable(usize::from(self.to_act))),
+                );
+            }
+            Phase::Play => set.insert_bits(0, self.legal_cards()),
+            Phase::Over => {}
+        }
+        set
+    }
+
+    fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
+        match self.phase {
+            Phase::Cut => {
+                let a = rng.below(2) as Action;
+                self.apply_unchecked(a);
+                Ok(())
+            }
+            Phase::Deal | Phase::SecondDeal => {
+                let k = rng.below(self.undealt.len() as u64) as usize;
+                if let Some(card) = self.undealt.nth(k) {
+                    self.draw(card);
+                }
+                Ok(())
+            }
+            _ => Err(Error::WrongNode(
+                "no chance event is pending: a seat is to act or the game is over".into(),
+            )),
+        }
+    }
+
+    fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        while self.is_chance_node() {
+            if self.phase == Phase::Cut {
+                self.apply_unchecked(rng.below(2) as Action);
+                continue;
+            }
+            let k = rng.below(self.undealt.len() as u64) as usize;
+            if let Some(card) = self.undealt.nth(k) {
+                self.draw(card);
+            }
+        }
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), Error> {
+        if self.phase == Phase::Over {
+            return Err(Error::GameOver);
+        }
+        let chance = self.is_chance_node();
+        let limit = if chance { 32 } else { NUM_ACTIONS as Action };
+        if action >= limit {
+            return Err(Error::UnknownAction {
+                action: i64::from(action),
+                reason: if chance {
+                    "chance outcomes are card ids 0..32 (0 or 1 at the cut)".to_owned()
+                } else {
+                    format!("Klaberjass action ids are 0..{NUM_ACTIONS}")
+                },
+            });
+        }
+        if self.legal_actions().contains(action) {
+            return Ok(());
+        }
+        Err(Error::IllegalAction {
+            action,
+            name: self.action_to_string(action),
+            reason: self.illegal_reason(action),
+        })
+    }
+
+    fn apply_unchecked(&mut self, action: Action) {
+        debug_assert!(
+            self.check_action(action).is_ok(),
+            "{:?}",
+            self.check_action(action)
+        );
+        match self.phase {
+            Phase::Cut => {
+                self.push_log(action);
+                self.dealer = (action & 1) as u8;
+                self.phase = Phase::Deal;
+            }
+            Phase::Deal | Phase::SecondDeal => {
+                if let Some(card) = action_card(action) {
+                    self.draw(card);
+                }
+            }
+            Phase::BidTurnUp | Phase::BidOtherSuit => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                self.push_log(action);
+                self.window_action(action);
+            }
+            Phase::Announce => {
+                self.push_log(action);
+                if action == ANNOUNCE {
+                    self.announce();
+                } else {
+                    self.items[usize::from(self.to_act)] |= 1 << (action - DECLARE_BASE);
+                }
+            }
+            Phase::Play => {
+                self.push_log(action);
+                if let Some(card) = action_card(action) {
+                    self.play_card(card);
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
+    fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
+        view::action_text(self, viewer, action)
+    }
+
+    fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
+        // Only a declaration item is private: to everybody but its author and the omniscient.
+        match (self.phase, viewer) {
+            (Phase::Announce, Viewer::Seat(p)) if action >= DECLARE_BASE => {
+                p == usize::from(self.to_act)
+            }
+            (Phase::Announce, Viewer::Spectator) => action < DECLARE_BASE,
+            (Phase::Over, _) => false,
+            _ => true,
+        }
+    }
+
+    fn string_to_action(&self, text: &str) -> Result<Action, Error> {
+        view::parse_action(self, text)
+    }
+
+    fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+        observation::write(self, seat, out)
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<KlaberjassView, Error> {
+        view::view(self, viewer)
+    }
+
+    fn returns(&self) -> SeatValues {
+        let mut r = SeatValues::zeros(2);
+        if self.phase != Phase::Over {
+            return r;
+        }
+        for seat in 0..2 {
+            r[seat] = match self.game.scope {
+                Scope::Match => match self.winner {
+                    Some(w) if usize::from(w) == seat => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                },
+                Scope::Deal => {
+                    let a = self.last_deal.map_or([0, 0], |d| d.added);
+                    f64::from(a[seat]) - f64::from(a[1 - seat])
+                }
+            };
+        }
+        r
+    }
+
+    fn history(&self) -> Vec<Action> {
+        let past = self.past.as_deref().map_or(&[][..], |p| &p[..]);
+        past.iter()
+            .chain(&self.log[..usize::from(self.log_len)])
+            .map(|&a| Action::from(a))
+            .collect()
+    }
+
+    fn move_number(&self) -> usize {
+        self.past.as_ref().map_or(0, |p| p.len()) + usize::from(self.log_len)
+    }
+
+    fn public_move_number(&self) -> usize {
+        // Declaration items are private; every other logged id is public. Only the
+        // announcement phase logs ids at or above DECLARE_BASE.
+        let private = |log: &[u8]| {
+            log.iter()
+                .filter(|&&a| Action::from(a) >= DECLARE_BASE)
+                .count()
+        };
+        let past = self.past.as_deref().map_or(0, |p| p.len() - private(p));
+        past + usize::from(self.log_len) - private(&self.log[..usize::from(self.log_len)])
+    }
+
+    fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error> {
+        resample::resample(self, seat, rng)
+    }
+}
+
+impl fmt::Display for KlaberjassState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "klaberjass deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(t) = self.trump {
+            write!(f, " trump {} maker {}", t.name(), self.maker)?;
+        }
+        writeln!(f, " scores {}:{}", self.scores[0], self.scores[1])?;
+        if let Some(up) = self.turn_up {
+            write!(f, "  turn-up {up}")?;
+        }
+        if let Some(b) = self.bottom {
+            write!(f, " bottom {b}")?;
+        }
+        writeln!(f)?;
+        for s in 0..2 {
+            writeln!(f, "  seat {s}: {}", self.hands[s])?;
+        }
+        if self.phase == Phase::Play {
+            let trick: Vec<String> = self.trick().iter().map(ToString::to_string).collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                self.trick_no + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+//! Trick play (§3, §10): rank orders, card points, the legal replies and the trick winner.
+
+use crate::{Card, CardSet, Rank, Suit};
+
+/// The 32-card pack (A–7 in four suits).
+pub(crate) const PACK: CardSet = crate::Pack::Piquet32.cards();
+
+/// Trump order J, 9, A, 10, K, Q, 8, 7 as a strength per rank bit (higher wins).
+pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
+    let mut t = [0u8; 16];
+    t[Rank::Jack as usize] = 8;
+    t[Rank::Nine as usize] = 7;
+    t[Rank::Ace as usize] = 6;
+    t[Rank::Ten as usize] = 5;
+    t[Rank::King as usize] = 4;
+    t[Rank::Queen as usize] = 3;
+    t[Rank::Eight as usize] = 2;
+    t[Rank::Seven as usize] = 1;
+    t
+};
+
+/// Non-trump order A, 10, K, Q, J, 9, 8, 7 as a strength per rank bit.
+pub(crate) const PLAIN_STRENGTH: [u8; 16] = {
+    let mut t = [0u8; 16];
+    t[Rank::Ace as usize] = 8;
+    t[Rank::Ten as usize] = 7;
+    t[Rank::King as usize] = 6;
+    t[Rank::Queen as usize] = 5;
+    t[Rank::Jack as usize] = 4;
+    t[Rank::Nine as usize] = 3;
+    t[Rank::Eight as usize] = 2;
+    t[Rank::Seven as usize] = 1;
+    t
+};
+
+/// For each trump rank, the lane bits of the trump ranks that beat it.
+pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
+    let mut t = [0u16; 16];
+    let mut r = 5;
+    while r < 13 {
+        let mut o = 5;
+        while o < 13 {
+            if TRUMP_STRENGTH[o] > TRUMP_STRENGTH[r] {
+                t[r] |= 1 << o;
+            }
+            o += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Points of the trump suit's cards (§3.3): J 20, 9 14, A 11, 10 10, K 4, Q 3.
+pub(crate) const TRUMP_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 14, 10, 20, 3, 4, 11, 0, 0, 0];
+/// Points of a non-trump suit: A 11, 10 10, K 4, Q 3, J 2.
+pub(crate) const PLAIN_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 10, 2, 3, 4, 11, 0, 0, 0];
+
+/// Card points of `card` with `trump` (§3.3).
+#[inline]
+#[must_use]
+pub(crate) fn card_points(trump: Suit, card: Card) -> u32 {
+    let r = card.rank_index();
+    u32::from(if card.suit() == trump {
+        TRUMP_POINTS[r]
+    } else {
+        PLAIN_POINTS[r]
+    })
+}
+
+/// Card points of every card of `cards` with `trump`.
+#[must_use]
+pub(crate) fn set_points(trump: Suit, cards: CardSet) -> u32 {
+    cards.iter().map(|c| card_points(trump, c)).sum()
+}
+
+/// Strength of `card` in a trick led with suit `led` (0 for a discard; trumps above 16).
+#[inline]
+#[must_use]
+pub(crate) fn strength(trump: Suit, led: Suit, card: Card) -> u8 {
+    let r = card.rank_index();
+    if card.suit() == trump {
+        16 + TRUMP_STRENGTH[r]
+    } else if card.suit() == led {
+        PLAIN_STRENGTH[r]
+    } else {
+        0
+    }
+}
+
+/// Legal replies of hand `hand` to the led card `lead` (§10); any card when leading.
+#[inline]
+#[must_use]
+pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> CardSet {
+    let Some(lead) = lead else { return hand };
+    let trumps = hand.of_suit(trump);
+    if lead.suit() == trump {
+        // Overtrump if possible, else any trump, else any card.
+        let higher =
+            CardSet::from_bits(u64::from(HIGHER_TRUMPS[lead.rank_index()]) << (16 * trump as u64))
+                & trumps;
+        if !higher.is_empty() {
+            higher
+        } else if !trumps.is_empty() {
+            trumps
+        } else {
+            hand
+        }
+    } else {
+        let follow = hand.of_suit(lead.suit());
+        if !follow.is_empty() {
+            follow
+        } else if !trumps.is_empty() {
+            trumps
+        } else {
+            hand
+        }
+    }
+}
+
+/// True if the second card `reply` beats the led card `lead` (§10 winner rule).
+#[inline]
+#[must_use]
+pub(crate) fn second_wins(trump: Suit, lead: Card, reply: Card) -> bool {
+    strength(trump, lead.suit(), reply) > strength(trump, lead.suit(), lead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_is_worth_152() {
+        for t in Suit::ALL {
+            assert_eq!(set_points(t, PACK), 152);
+            assert_eq!(set_points(t, PACK.of_suit(t)), 62);
+        }
+    }
+
+    #[test]
+    fn higher_trumps_follow_the_trump_order() {
+        let j = HIGHER_TRUMPS[Rank::Jack as usize];
+        assert_eq!(j, 0);
+        let nine = HIGHER_TRUMPS[Rank::Nine as usize];
+        assert_eq!(nine, 1 << Rank::Jack as usize);
+        let ten = HIGHER_TRUMPS[Rank::Ten as usize];
+        assert_eq!(
+            ten,
+            1 << Rank::Jack as usize | 1 << Rank::Nine as usize | 1 << Rank::Ace as usize
+        );
+    }
+}
