@@ -61,6 +61,7 @@
 mod observation;
 mod play;
 mod resample;
+pub mod scoring;
 pub mod sequences;
 mod view;
 
@@ -949,32 +950,13 @@ impl KlaberjassState {
     fn finish_deal(&mut self) {
         let totals = self.deal_totals();
         let m = usize::from(self.maker);
-        let (tm, to) = (totals[m], totals[1 - m]);
-        let mut added = [0; 2];
-        let outcome = if tm > to {
-            added[m] = tm;
-            added[1 - m] = to;
-            Outcome::MakerWins
-        } else if tm == to {
-            match self.game.maker_tie_rule {
-                MakerTieRule::OpponentScoresOwn => added[1 - m] = to,
-                MakerTieRule::Hang => self.held_over += tm + to,
-            }
-            Outcome::Tie
+        let (outcome, added, set_aside) = scoring::score_deal(m, totals, self.game.maker_tie_rule);
+        let awarded = if self.game.scope == Scope::Match && set_aside == 0 && self.held_over > 0 {
+            scoring::held_over_goes_to(added).map(|s| (s, self.held_over))
         } else {
-            added[1 - m] = tm + to;
-            Outcome::Bete
+            None
         };
-        let hung_now = outcome == Outcome::Tie && self.game.maker_tie_rule == MakerTieRule::Hang;
-        let mut awarded = None;
-        if self.game.scope == Scope::Match
-            && !hung_now
-            && self.held_over > 0
-            && added[0] != added[1]
-        {
-            let s = usize::from(added[1] > added[0]);
-            awarded = Some((s, self.held_over));
-        }
+        self.held_over += set_aside;
         self.last_deal = Some(DealResult {
             outcome,
             maker: Some(m),
@@ -992,24 +974,24 @@ impl KlaberjassState {
             self.scores[s] += pts;
             self.held_over = 0;
         }
-        let target = self.game.target_score;
-        if self.scores[0] >= target || self.scores[1] >= target {
-            if self.scores[0] != self.scores[1] {
-                self.winner = Some(u8::from(self.scores[1] > self.scores[0]));
+        match scoring::game_end(self.scores, self.game.target_score, self.game.game_tie_rule) {
+            Some(scoring::GameEnd::Winner(w)) => {
+                self.winner = Some(w as u8);
                 self.phase = Phase::Over;
-                return;
             }
-            if self.game.game_tie_rule == GameTieRule::Draw {
+            Some(scoring::GameEnd::Draw) => {
                 self.drawn = true;
                 self.phase = Phase::Over;
-                return;
+            }
+            None => {
+                let next = scoring::next_dealer(
+                    usize::from(self.dealer),
+                    Some(added),
+                    self.game.dealer_rotation,
+                );
+                self.next_deal(next as u8);
             }
         }
-        let next = match self.game.dealer_rotation {
-            DealerRotation::WinnerDeals if added[0] != added[1] => u8::from(added[1] > added[0]),
-            _ => 1 - self.dealer,
-        };
-        self.next_deal(next);
     }
 
     fn next_deal(&mut self, dealer: u8) {
