@@ -757,6 +757,66 @@ impl KlaberjassState {
         }
     }
 
+    /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
+    /// deal): a partial Fisher–Yates shuffle of the undealt cards, logged as the outcomes of
+    /// drawing them one by one.
+    fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
+        let mut ids = [0u8; 32];
+        let mut len = 0;
+        let mut rest = pack_cards(self.undealt);
+        while rest != 0 {
+            ids[len] = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            len += 1;
+        }
+        for i in 0..n.min(len) {
+            let j = i + rng.below((len - i) as u64) as usize;
+            ids.swap(i, j);
+        }
+        let bit = |id: u8| 1u64 << (id / 8 * 16 + id % 8 + 5);
+        let elder = usize::from(1 - self.dealer);
+        let dealer = usize::from(self.dealer);
+        let (e, d, last) = if n == 13 {
+            (
+                ids[0..3]
+                    .iter()
+                    .chain(&ids[6..9])
+                    .fold(0, |a, &i| a | bit(i)),
+                ids[3..6]
+                    .iter()
+                    .chain(&ids[9..12])
+                    .fold(0, |a, &i| a | bit(i)),
+                ids[12],
+            )
+        } else {
+            (
+                ids[0..3].iter().fold(0, |a, &i| a | bit(i)),
+                ids[3..6].iter().fold(0, |a, &i| a | bit(i)),
+                ids[6],
+            )
+        };
+        let (e, d) = (CardSet::from_bits(e), CardSet::from_bits(d));
+        self.hands[elder] |= e;
+        self.hands[dealer] |= d;
+        self.dealt_hands[elder] |= e;
+        self.dealt_hands[dealer] |= d;
+        let last_card = action_card(Action::from(last));
+        self.undealt = self.undealt - e - d - last_card.map_or(CardSet::EMPTY, CardSet::single);
+        let start = usize::from(self.log_len);
+        self.log[start..start + n].copy_from_slice(&ids[..n]);
+        self.log_len += n as u8;
+        self.dealt += n as u8;
+        if n == 13 {
+            self.turn_up = last_card;
+            self.first_turn_up = last_card;
+            self.phase = Phase::BidTurnUp;
+            self.to_act = 1 - self.dealer;
+        } else {
+            self.bottom = last_card;
+            self.after_second_deal();
+        }
+    }
+
     /// True if the exchange windows are held in this deal (§7).
     fn windows_held(&self) -> bool {
         match (self.trump, self.first_turn_up) {
@@ -1202,13 +1262,16 @@ impl State for KlaberjassState {
 
     fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         while self.is_chance_node() {
-            if self.phase == Phase::Cut {
-                self.apply_unchecked(rng.below(2) as Action);
-                continue;
-            }
-            let k = rng.below(self.undealt.len() as u64) as usize;
-            if let Some(card) = self.undealt.nth(k) {
-                self.draw(card);
+            match (self.phase, self.dealt) {
+                (Phase::Cut, _) => self.apply_unchecked(rng.below(2) as Action),
+                (Phase::Deal, 0) => self.deal_batch(rng, 13),
+                (Phase::SecondDeal, 13) => self.deal_batch(rng, 7),
+                _ => {
+                    let k = rng.below(self.undealt.len() as u64) as usize;
+                    if let Some(card) = self.undealt.nth(k) {
+                        self.draw(card);
+                    }
+                }
             }
         }
     }
