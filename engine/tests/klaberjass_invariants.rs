@@ -547,3 +547,73 @@ fn private_declarations_are_invisible_to_the_opponent() {
     }
     assert!(checked > 20, "{checked}");
 }
+
+/// Every combination of the choice options (both scopes, every first dealer), a few seeded
+/// games each: returns are zero-sum, every deal's totals add up to its 18 cards in play plus
+/// the last trick, sequences and Bella, and the match ends as §12 says.
+#[test]
+fn every_option_combination_plays_consistent_deals_and_matches() {
+    let mut games = 0;
+    for scope in ["deal", "match"] {
+        for first in ["random", "0", "1"] {
+            for combo in 0..16u32 {
+                let pick = |bit: u32, a: &'static str, b: &'static str| {
+                    if combo >> bit & 1 == 0 { a } else { b }
+                };
+                let opts = [
+                    ("scope", scope),
+                    ("first_dealer", first),
+                    (
+                        "equal_sequence_rule",
+                        pick(0, "nobody_scores", "elder_scores"),
+                    ),
+                    ("maker_tie_rule", pick(1, "opponent_scores_own", "hang")),
+                    ("dealer_rotation", pick(2, "alternate", "winner_deals")),
+                    ("game_tie_rule", pick(3, "play_another_deal", "draw")),
+                    ("target_score", "150"),
+                ];
+                let g = game(&opts);
+                for seed in 0..2 {
+                    let mut in_play = CardSet::EMPTY;
+                    let end = play(g, u64::from(combo) * 10 + seed, |s, _| {
+                        if s.phase() == Phase::Play
+                            && s.played_by(0).is_empty()
+                            && s.played_by(1).is_empty()
+                        {
+                            in_play = s.hand(0) | s.hand(1);
+                        }
+                        if s.phase() == Phase::Play
+                            && s.played_by(0).len() + s.played_by(1).len() == 17
+                        {
+                            // The last card is about to be played: check the deal's totals then.
+                            let mut t = s.clone();
+                            let a = t.legal_actions().iter().next().expect("a card");
+                            t.apply(a).expect("legal");
+                            let d = t.last_deal().expect("scored");
+                            let trump = s.trump().expect("trump");
+                            // In a match the next deal has begun: take the sequences
+                            // and Bella from before the last card (which may add a Bella).
+                            let seq: u32 = s.sequence_points().iter().sum();
+                            let bella = 20 * s.bella().iter().filter(|&&b| b).count() as u32;
+                            let rest =
+                                d.totals[0] + d.totals[1] - card_value(trump, in_play) - 10 - seq;
+                            assert!(rest == bella || rest == bella + 20, "{rest} {bella}");
+                        }
+                    });
+                    let r = end.returns();
+                    assert_eq!(r[0] + r[1], 0.0, "{opts:?}");
+                    if scope == "match" {
+                        let sc = end.scores();
+                        assert!(sc.iter().any(|&x| x >= 150), "{opts:?}");
+                        match end.winner() {
+                            Some(w) => assert!(sc[w] > sc[1 - w] && r[w] == 1.0),
+                            None => assert!(end.is_draw() && sc[0] == sc[1]),
+                        }
+                    }
+                    games += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(games, 2 * 3 * 16 * 2);
+}
