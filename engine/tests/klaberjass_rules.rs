@@ -1192,3 +1192,41 @@ fn unknown_and_illegal_actions_are_precise_errors() {
     assert!(s.string_to_action("bid 5").is_err());
     assert!(s.string_to_action("play 6H").is_err());
 }
+
+#[test]
+fn observation_shows_own_hand_the_public_cards_and_what_is_known_of_the_opponent() {
+    use cardhouse::games::klaberjass::layout;
+    let g = game(&[]);
+    let elder = "AC 10D KH QS 8C 9D JH 8S AS";
+    let dealer = "JC 7D AH 9S QC 8D 7H 10S KC";
+    let mut s = dealt(&g, elder, dealer, "10H", "7S", &["take"]);
+    act(&mut s, "wait");
+    act(&mut s, "exchange");
+    let o = s.observation(0).expect("obs");
+    let slot = |c: &str| card_action(card(c)) as usize;
+    assert_eq!(o[layout::HAND..layout::HAND + 32].iter().sum::<f32>(), 9.0);
+    assert_eq!(o[layout::HAND + slot("AC")], 1.0);
+    assert_eq!(o[layout::HAND + slot("JC")], 0.0);
+    assert_eq!(
+        o[layout::TURN_UP + slot("7H")],
+        1.0,
+        "the trump 7 replaced the turn-up"
+    );
+    assert_eq!(o[layout::BOTTOM + slot("7S")], 1.0);
+    assert_eq!(
+        o[layout::OPPONENT_KNOWN + slot("10H")],
+        1.0,
+        "the dealer took the 10H"
+    );
+    assert_eq!(
+        o[layout::OPPONENT_KNOWN..layout::OPPONENT_KNOWN + 32]
+            .iter()
+            .sum::<f32>(),
+        1.0
+    );
+    assert_eq!(o[layout::TRUMP + Suit::Hearts as usize], 1.0);
+    assert_eq!(o[layout::MAKER], 1.0, "the observer (elder) is maker");
+    assert_eq!(o[layout::EXCHANGED + 1], 1.0, "the opponent exchanged");
+    assert_eq!(o[layout::DEALER + 1], 1.0);
+    assert_eq!(o.len(), layout::TOTAL);
+}

@@ -26,7 +26,7 @@ pub mod layout {
     /// Phase one-hot: cut, deal, bid turn-up, bid other suit, second deal, exchange 1,
     /// announce, exchange 2, play, over (10).
     pub const PHASE: usize = SHOWN + 32;
-    /// Dealer, one-hot relative seat (2).
+    /// Dealer, one-hot relative seat; zeros before the cut (2).
     pub const DEALER: usize = PHASE + 10;
     /// Seat to act, one-hot relative seat; zeros at chance and terminal nodes (2).
     pub const TO_ACT: usize = DEALER + 2;
@@ -163,7 +163,9 @@ pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result
         .position(|&p| p == s.phase)
         .unwrap_or(0);
     out[PHASE + phase] = 1.0;
-    out[DEALER + rel(s.dealer())] = 1.0;
+    if s.phase != Phase::Cut {
+        out[DEALER + rel(s.dealer())] = 1.0;
+    }
     if let Some(p) = s.current_player().seat() {
         out[TO_ACT + rel(p)] = 1.0;
     }
