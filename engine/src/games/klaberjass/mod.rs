@@ -758,20 +758,28 @@ impl KlaberjassState {
     }
 
     /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
-    /// deal): a partial Fisher–Yates shuffle of the undealt cards, logged as the outcomes of
-    /// drawing them one by one.
+    /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
+    /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
     fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
-        let mut ids = [0u8; 32];
-        let mut len = 0;
-        let mut rest = pack_cards(self.undealt);
-        while rest != 0 {
-            ids[len] = rest.trailing_zeros() as u8;
-            rest &= rest - 1;
-            len += 1;
-        }
-        for i in 0..n.min(len) {
-            let j = i + rng.below((len - i) as u64) as usize;
-            ids.swap(i, j);
+        let mut ids = [0u8; 13];
+        let mut taken = !pack_cards(self.undealt) as u32;
+        let mut word = 0u64;
+        let mut bits = 0;
+        for slot in ids.iter_mut().take(n) {
+            loop {
+                if bits < 5 {
+                    word = rng.next_u64();
+                    bits = 64;
+                }
+                let id = (word & 31) as u8;
+                word >>= 5;
+                bits -= 5;
+                if taken >> id & 1 == 0 {
+                    taken |= 1 << id;
+                    *slot = id;
+                    break;
+                }
+            }
         }
         let bit = |id: u8| 1u64 << (id / 8 * 16 + id % 8 + 5);
         let elder = usize::from(1 - self.dealer);
