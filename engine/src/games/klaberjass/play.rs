@@ -1,5 +1,6 @@
 //! Trick play (§3, §10): rank orders, card points, the legal replies and the trick winner.
 
+use super::{KlaberjassState, Phase, pack_cards};
 use crate::{Card, CardSet, Rank, Suit};
 
 /// The 32-card pack (A–7 in four suits).
@@ -122,6 +123,89 @@ pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> Car
 #[must_use]
 pub(crate) fn second_wins(trump: Suit, lead: Card, reply: Card) -> bool {
     strength(trump, lead.suit(), reply) > strength(trump, lead.suit(), lead)
+}
+
+impl KlaberjassState {
+    pub(super) fn start_play(&mut self) {
+        self.phase = Phase::Play;
+        self.to_act = 1 - self.dealer;
+        self.leaders[0] = self.to_act;
+        if let Some(t) = self.trump {
+            let kq = CardSet::single(Card::new(Rank::King, t))
+                | CardSet::single(Card::new(Rank::Queen, t));
+            for s in 0..2 {
+                self.bella_open[s] = self.hands[s].is_superset(kq);
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn play_card(&mut self, card: Card) {
+        let seat = usize::from(self.to_act);
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        self.hands[seat].remove(card);
+        self.played_by[seat].insert(card);
+        let t = usize::from(self.trick_no);
+        if self.bella_open[seat] && card.suit() == trump {
+            self.check_bella(seat, card);
+        }
+        if self.trick_len == 0 {
+            self.tricks[t][0] = card;
+            self.trick_len = 1;
+            self.to_act = 1 - self.to_act;
+            return;
+        }
+        self.tricks[t][1] = card;
+        let lead = self.tricks[t][0];
+        let winner = if second_wins(trump, lead, card) {
+            seat
+        } else {
+            1 - seat
+        };
+        self.winners[t] = winner as u8;
+        self.card_points[winner] += card_points(trump, lead) + card_points(trump, card);
+        self.tricks_won[winner] += 1;
+        self.trick_no += 1;
+        self.trick_len = 0;
+        self.to_act = winner as u8;
+        if t < 8 {
+            self.leaders[t + 1] = winner as u8;
+        } else {
+            self.finish_deal();
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn check_bella(&mut self, seat: usize, card: Card) {
+        if !matches!(card.rank(), Rank::King | Rank::Queen) {
+            return;
+        }
+        let other = if card.rank() == Rank::King {
+            Rank::Queen
+        } else {
+            Rank::King
+        };
+        if !self.hands[seat].contains(Card::new(other, card.suit())) {
+            self.bella_open[seat] = false;
+            self.bella[seat] = true;
+        }
+    }
+
+    /// Legal card actions as a card-id word.
+    #[inline]
+    pub(super) fn legal_cards(&self) -> u64 {
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        let lead = if self.trick_len == 1 {
+            Some(self.tricks[usize::from(self.trick_no)][0])
+        } else {
+            None
+        };
+        pack_cards(legal_cards(
+            trump,
+            self.hands[usize::from(self.to_act)],
+            lead,
+        ))
+    }
 }
 
 #[cfg(test)]
