@@ -46,7 +46,7 @@
 //! | 39 | wait (exchange window 1) | `wait` |
 //! | 40 | keep (exchange window 2) | `keep` |
 //! | 41 | commit the declared sequences | `announce 50`, `announce: equal, K: equal` |
-//! | 42..66 | declare a run (private), item `suit * 6 + top − 9` | `declare run 9S-KS` |
+//! | 42..66 | declare a run (private): `42 + suit lane * 6 + t`, t = 0 for a top 9 … 5 for a top A | `declare run 9S-KS` |
 //!
 //! Chance outcomes are card ids `0..32` (`deal JH to 1`, `turn up KH`, `turn bottom 7C`); at
 //! the cut, `0` or `1` (`seat 0 deals first`).
@@ -583,6 +583,10 @@ impl State for KlaberjassState {
     }
 
     fn current_player(&self) -> Player {
+        // Trick play is most steps: a predictable branch before the jump table.
+        if self.phase == Phase::Play {
+            return Player::Seat(usize::from(self.to_act));
+        }
         match self.phase {
             Phase::Cut | Phase::Deal | Phase::SecondDeal => Player::Chance,
             Phase::Over => Player::Terminal,
@@ -592,6 +596,10 @@ impl State for KlaberjassState {
 
     fn legal_actions(&self) -> ActionSet {
         let mut set = ActionSet::EMPTY;
+        if self.phase == Phase::Play {
+            set.insert_bits(0, self.legal_cards());
+            return set;
+        }
         match self.phase {
             Phase::Cut => set.insert_bits(0, 0b11),
             Phase::Deal | Phase::SecondDeal => set.insert_bits(0, pack_cards(self.undealt)),
@@ -699,6 +707,13 @@ impl State for KlaberjassState {
             "{:?}",
             self.check_action(action)
         );
+        if self.phase == Phase::Play {
+            self.push_log(action);
+            if let Some(card) = action_card(action) {
+                self.play_card(card);
+            }
+            return;
+        }
         match self.phase {
             Phase::Cut => {
                 self.push_log(action);

@@ -61,7 +61,7 @@ pub(crate) const PLAIN_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 10, 2, 3, 4, 
 #[must_use]
 pub(crate) fn card_points(trump: Suit, card: Card) -> u32 {
     let r = card.rank_index();
-    u32::from(if card.suit() == trump {
+    u32::from(if card.suit_index() == trump as usize {
         TRUMP_POINTS[r]
     } else {
         PLAIN_POINTS[r]
@@ -75,17 +75,25 @@ pub(crate) fn set_points(trump: Suit, cards: CardSet) -> u32 {
 }
 
 /// Strength of `card` in a trick led with suit `led` (0 for a discard; trumps above 16).
+/// Suits are compared as lane numbers (no `Suit` is built on this path).
 #[inline]
 #[must_use]
 pub(crate) fn strength(trump: Suit, led: Suit, card: Card) -> u8 {
     let r = card.rank_index();
-    if card.suit() == trump {
+    let s = card.suit_index();
+    if s == trump as usize {
         16 + TRUMP_STRENGTH[r]
-    } else if card.suit() == led {
+    } else if s == led as usize {
         PLAIN_STRENGTH[r]
     } else {
         0
     }
+}
+
+/// The cards of `hand` in lane `lane`.
+#[inline]
+fn lane(hand: CardSet, lane: usize) -> CardSet {
+    CardSet::from_bits(hand.bits() & 0xFFFF << (16 * lane))
 }
 
 /// Legal replies of hand `hand` to the led card `lead` (§10); any card when leading.
@@ -93,12 +101,12 @@ pub(crate) fn strength(trump: Suit, led: Suit, card: Card) -> u8 {
 #[must_use]
 pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> CardSet {
     let Some(lead) = lead else { return hand };
-    let trumps = hand.of_suit(trump);
-    if lead.suit() == trump {
+    let t = trump as usize;
+    let trumps = lane(hand, t);
+    if lead.suit_index() == t {
         // Overtrump if possible, else any trump, else any card.
         let higher =
-            CardSet::from_bits(u64::from(HIGHER_TRUMPS[lead.rank_index()]) << (16 * trump as u64))
-                & trumps;
+            CardSet::from_bits(u64::from(HIGHER_TRUMPS[lead.rank_index()]) << (16 * t)) & trumps;
         if !higher.is_empty() {
             higher
         } else if !trumps.is_empty() {
@@ -107,7 +115,7 @@ pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> Car
             hand
         }
     } else {
-        let follow = hand.of_suit(lead.suit());
+        let follow = lane(hand, lead.suit_index());
         if !follow.is_empty() {
             follow
         } else if !trumps.is_empty() {
@@ -122,7 +130,23 @@ pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> Car
 #[inline]
 #[must_use]
 pub(crate) fn second_wins(trump: Suit, lead: Card, reply: Card) -> bool {
-    strength(trump, lead.suit(), reply) > strength(trump, lead.suit(), lead)
+    // The led card is never a discard: its strength is its own suit's.
+    let r = reply.rank_index();
+    let (ls, rs) = (lead.suit_index(), reply.suit_index());
+    let t = trump as usize;
+    let lead_str = if ls == t {
+        16 + TRUMP_STRENGTH[lead.rank_index()]
+    } else {
+        PLAIN_STRENGTH[lead.rank_index()]
+    };
+    let reply_str = if rs == t {
+        16 + TRUMP_STRENGTH[r]
+    } else if rs == ls {
+        PLAIN_STRENGTH[r]
+    } else {
+        0
+    };
+    reply_str > lead_str
 }
 
 impl KlaberjassState {
@@ -146,7 +170,7 @@ impl KlaberjassState {
         self.hands[seat].remove(card);
         self.played_by[seat].insert(card);
         let t = usize::from(self.trick_no);
-        if self.bella_open[seat] && card.suit() == trump {
+        if self.bella_open[seat] && card.suit_index() == trump as usize {
             self.check_bella(seat, card);
         }
         if self.trick_len == 0 {
