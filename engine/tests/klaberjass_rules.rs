@@ -997,6 +997,15 @@ fn edge_16_17_last_trick_bonus_goes_to_the_winner_of_trick_nine_and_points_add_u
 
 #[test]
 fn e5_end_of_game_both_over_500_higher_wins_exact_tie_plays_on() {
+    // A (seat 0) 470, B (seat 1) 430; B is maker and makes 92 > 40.
+    let (outcome, added, _) = score_deal(1, [40, 92], MakerTieRule::OpponentScoresOwn);
+    assert_eq!((outcome, added), (Outcome::MakerWins, [40, 92]));
+    let scores = [470 + added[0], 430 + added[1]];
+    assert_eq!(scores, [510, 522]);
+    assert_eq!(
+        game_end(scores, 500, GameTieRule::PlayAnotherDeal),
+        Some(GameEnd::Winner(1))
+    );
     assert_eq!(
         game_end([510, 522], 500, GameTieRule::PlayAnotherDeal),
         Some(GameEnd::Winner(1))
@@ -1229,4 +1238,54 @@ fn observation_shows_own_hand_the_public_cards_and_what_is_known_of_the_opponent
     assert_eq!(o[layout::EXCHANGED + 1], 1.0, "the opponent exchanged");
     assert_eq!(o[layout::DEALER + 1], 1.0);
     assert_eq!(o.len(), layout::TOTAL);
+}
+
+#[test]
+fn maker_tie_rule_hang_through_the_engine_holds_the_points_over_to_the_next_deal() {
+    // Random matches until a tied deal appears; then follow the held-over points.
+    let g = game(&[
+        ("scope", "match"),
+        ("maker_tie_rule", "hang"),
+        ("target_score", "1000"),
+    ]);
+    let mut found = 0;
+    for seed in 0..400 {
+        let mut rng = SeededRng::new(seed);
+        let mut s = g.new_initial_state();
+        let mut pending = 0;
+        while !s.is_terminal() {
+            let before = s.view(Viewer::Spectator).expect("v").deal_number;
+            let scores = s.scores();
+            let a = s.legal_actions().choose(&mut rng).expect("legal");
+            s.apply(a).expect("legal");
+            let d = match s.last_deal() {
+                Some(d) if s.view(Viewer::Spectator).expect("v").deal_number != before => d,
+                _ => continue,
+            };
+            match d.outcome {
+                Outcome::Annulled => assert_eq!(s.held_over(), pending),
+                Outcome::Tie => {
+                    assert_eq!(d.added, [0, 0], "nobody scores in the tied deal");
+                    pending += d.totals[0] + d.totals[1];
+                    assert_eq!(s.held_over(), pending);
+                    assert_eq!(s.scores(), scores);
+                    found += 1;
+                }
+                _ => {
+                    if pending > 0 {
+                        let to = held_over_goes_to(d.added);
+                        assert_eq!(d.held_over_awarded, to.map(|p| (p, pending)));
+                        if to.is_some() {
+                            pending = 0;
+                        }
+                    }
+                    assert_eq!(s.held_over(), pending);
+                }
+            }
+        }
+        if found >= 2 {
+            return;
+        }
+    }
+    panic!("no tied deal in 400 random matches");
 }
