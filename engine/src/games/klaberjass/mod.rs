@@ -33,6 +33,11 @@
 //!   who adds more in the next completed (not annulled) deal; they do not count for that
 //!   deal's `dealer_rotation = winner_deals` comparison (which compares the §11 additions).
 //! * `first_dealer` accepts the strings `random`, `0`, `1` and the integers `0`, `1`.
+//! * `accept` and `I accept` parse as `take` (§6). `resolve_chance` draws a whole dealing
+//!   stage at once (each card uniform among the undealt ones); the history still lists one
+//!   outcome per card.
+//! * `resample` keeps finished deals of a match as they were (their cards no longer
+//!   influence play) and re-deals the current one (see the `resample` module).
 //!
 //! **Actions** (fixed ids, 66 in all):
 //!
