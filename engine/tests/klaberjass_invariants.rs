@@ -425,6 +425,19 @@ fn resample_keeps_the_seats_knowledge_and_every_inference() {
                     r.hand(opp).is_superset(s.known_cards_of(opp)),
                     "known cards stay"
                 );
+                if let (Some((p, _)), Some(t)) = (s.exchanged(), s.trump()) {
+                    // The exchanger was dealt the trump 7 and took the turn-up.
+                    assert!(r.dealt_hand(p).contains(Card::new(Rank::Seven, t)));
+                    let took = s
+                        .view(Viewer::Spectator)
+                        .expect("v")
+                        .original_turn_up
+                        .expect("up");
+                    assert!((r.hand(p) | r.played_by(p)).contains(took));
+                }
+                assert_eq!(r.bottom(), s.bottom());
+                assert_eq!(r.played_by(0), s.played_by(0));
+                assert_eq!(r.played_by(1), s.played_by(1));
                 assert!(
                     (r.hand(opp) & shown_voids(s)[opp]).is_empty(),
                     "voids are respected"
