@@ -1,17 +1,20 @@
 //! The deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
 //! drawn, the two bidding rounds, and both players' turns in each window.
 
-use super::{DealResult, Outcome};
 use super::{
-    EXCHANGE, KlaberjassState, NAME_BASE, PASS, Phase, TAKE, action_card, card_action, pack_cards,
+    DealResult, EXCHANGE, KlaberjassState, NAME_BASE, Outcome, PASS, Phase, TAKE, action_card,
+    card_action, pack_cards,
 };
 use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
 
 /// Who receives the `k`-th card drawn in a deal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
+    /// Into this seat's hand.
     Seat(usize),
+    /// Face up beside the stock (§5.2).
     TurnUp,
+    /// The bottom card, turned face up on the stock (§5.5).
     Bottom,
 }
 
@@ -29,6 +32,7 @@ impl KlaberjassState {
         }
     }
 
+    /// One chance outcome of the deal: `card` goes where the next card drawn goes.
     pub(super) fn draw(&mut self, card: Card) {
         self.undealt.remove(card);
         match self.target(self.dealt) {
