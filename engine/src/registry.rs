@@ -7,12 +7,13 @@ use serde::Serialize;
 use crate::codec::{self, Record};
 use crate::games::avinas::{AvinasGame, AvinasState};
 use crate::games::jass::{JassGame, JassState};
+use crate::games::klaberjass::{KlaberjassGame, KlaberjassState};
 use crate::{
     Action, ActionSet, Error, Game, OptionSpec, Options, Player, Rng, SeatValues, State, Viewer,
 };
 
 /// Registered game names, in registry order.
-pub const GAME_NAMES: &[&str] = &[JassGame::NAME, AvinasGame::NAME];
+pub const GAME_NAMES: &[&str] = &[JassGame::NAME, KlaberjassGame::NAME, AvinasGame::NAME];
 
 /// The names of all registered games.
 #[must_use]
@@ -28,6 +29,7 @@ pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
     match name {
         JassGame::NAME => Ok(JassGame::option_specs()),
         AvinasGame::NAME => Ok(AvinasGame::option_specs()),
+        KlaberjassGame::NAME => Ok(KlaberjassGame::option_specs()),
         _ => Err(unknown_game(name)),
     }
 }
@@ -47,6 +49,7 @@ pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
     match name {
         JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
         AvinasGame::NAME => Ok(AnyGame::Avinas(AvinasGame::from_options(options)?)),
+        KlaberjassGame::NAME => Ok(AnyGame::Klaberjass(KlaberjassGame::from_options(options)?)),
         _ => Err(unknown_game(name)),
     }
 }
@@ -75,6 +78,8 @@ pub enum AnyGame {
     Jass(JassGame),
     /// Avinas.
     Avinas(AvinasGame),
+    /// Klaberjass (two players).
+    Klaberjass(KlaberjassGame),
 }
 
 /// A state of any registered game. Equal states have the same game, history and position.
@@ -85,6 +90,8 @@ pub enum AnyState {
     Jass(JassState),
     /// Avinas.
     Avinas(AvinasState),
+    /// Klaberjass (two players).
+    Klaberjass(KlaberjassState),
 }
 
 macro_rules! on_game {
@@ -92,6 +99,7 @@ macro_rules! on_game {
         match $self {
             AnyGame::Jass($g) => $e,
             AnyGame::Avinas($g) => $e,
+            AnyGame::Klaberjass($g) => $e,
         }
     };
 }
@@ -101,6 +109,7 @@ macro_rules! on_state {
         match $self {
             AnyState::Jass($s) => $e,
             AnyState::Avinas($s) => $e,
+            AnyState::Klaberjass($s) => $e,
         }
     };
 }
@@ -122,7 +131,11 @@ macro_rules! wraps {
     };
 }
 
-wraps!(Jass(JassGame, JassState), Avinas(AvinasGame, AvinasState));
+wraps!(
+    Jass(JassGame, JassState),
+    Klaberjass(KlaberjassGame, KlaberjassState),
+    Avinas(AvinasGame, AvinasState),
+);
 
 fn name_of<G: Game>(_: &G) -> &'static str {
     G::NAME
@@ -250,6 +263,7 @@ impl AnyState {
         match rec.game.as_str() {
             JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
             AvinasGame::NAME => rec.into_state::<AvinasGame>().map(AnyState::Avinas),
+            KlaberjassGame::NAME => rec.into_state::<KlaberjassGame>().map(AnyState::Klaberjass),
             other => Err(unknown_game(other)),
         }
     }

@@ -74,6 +74,34 @@ fn specs() -> Vec<(&'static str, &'static str, Options, u64)> {
             options([("pip_limit", OptionValue::from(3))]),
             12,
         ),
+        (
+            "klaberjass_deal_default",
+            "klaberjass",
+            options([("scope", "deal".into())]),
+            1,
+        ),
+        (
+            "klaberjass_deal_elder_scores_seat0_deals",
+            "klaberjass",
+            options([
+                ("scope", OptionValue::from("deal")),
+                ("equal_sequence_rule", "elder_scores".into()),
+                ("first_dealer", "0".into()),
+                ("last_trick_bonus", OptionValue::from(20)),
+            ]),
+            2,
+        ),
+        (
+            "klaberjass_match_100_hang_winner_deals",
+            "klaberjass",
+            options([
+                ("target_score", OptionValue::from(100)),
+                ("maker_tie_rule", "hang".into()),
+                ("dealer_rotation", "winner_deals".into()),
+                ("game_tie_rule", "draw".into()),
+            ]),
+            3,
+        ),
     ]
 }
 

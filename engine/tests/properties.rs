@@ -37,11 +37,13 @@ fn option_sets(game: &str) -> Vec<Options> {
         for scope in ["deal", "match"] {
             let mut o = s.clone();
             o.insert("scope".into(), scope.into());
-            // Keep matches short unless the target itself is under test.
+            // Keep matches short unless the target itself is under test (never longer than
+            // the game's default).
             if !o.contains_key("target_score") {
                 if let Ok(specs) = option_specs(game) {
-                    if specs.iter().any(|s| s.name == "target_score") {
-                        o.insert("target_score".into(), OptionValue::Int(1000));
+                    if let Some(spec) = specs.iter().find(|s| s.name == "target_score") {
+                        let default = spec.default.parse::<i64>().unwrap_or(1000);
+                        o.insert("target_score".into(), OptionValue::Int(default.min(1000)));
                     }
                 }
             }

@@ -2,3 +2,4 @@
 
 pub mod avinas;
 pub mod jass;
+pub mod klaberjass;

@@ -1,0 +1,136 @@
+//! Klaberjass benchmarks: random full deals (from the shuffle to the score), full matches,
+//! and the hot-path calls on their own. Figures go into the README's benchmark table.
+//!
+//! `cargo bench -p cardhouse --bench klaberjass`
+
+use std::hint::black_box;
+
+use cardhouse::games::klaberjass::{KlaberjassGame, KlaberjassState, layout};
+use cardhouse::{Game, Options, Rng, SeededRng, State};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn game(pairs: &[(&str, &str)]) -> KlaberjassGame {
+    let opts: Options = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), (*v).into()))
+        .collect();
+    KlaberjassGame::from_options(&opts).expect("valid options")
+}
+
+/// One random deal (or match) from the cut and shuffle to the score, uniform among legal
+/// actions.
+fn random_game(g: &KlaberjassGame, rng: &mut SeededRng) -> KlaberjassState {
+    let mut s = g.new_initial_state();
+    while !s.is_terminal() {
+        if s.is_chance_node() {
+            s.resolve_chance(rng);
+            continue;
+        }
+        let legal = s.legal_actions();
+        let a = legal.choose(rng).expect("legal action");
+        s.apply_unchecked(a);
+    }
+    s
+}
+
+/// The same, returning only the deal totals (the state stays local to the loop).
+#[inline(never)]
+fn random_deal_totals(g: &KlaberjassGame, rng: &mut SeededRng) -> [u32; 2] {
+    random_game(g, rng).deal_totals()
+}
+
+/// States sampled along random deals, for the per-call benchmarks.
+fn sample_states(g: &KlaberjassGame, n: usize) -> Vec<KlaberjassState> {
+    let mut rng = SeededRng::new(1);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut s = g.new_initial_state();
+        while !s.is_terminal() {
+            if s.is_chance_node() {
+                s.resolve_chance(&mut rng);
+                continue;
+            }
+            out.push(s.clone());
+            let a = s.legal_actions().choose(&mut rng).expect("legal");
+            s.apply_unchecked(a);
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+fn deals(c: &mut Criterion) {
+    let mut group = c.benchmark_group("klaberjass");
+    group.throughput(Throughput::Elements(1));
+    let g = game(&[("scope", "deal")]);
+    let mut rng = SeededRng::new(7);
+    // The result is checked, so the benchmark measures real, complete deals.
+    let end = random_game(&g, &mut rng);
+    assert!(end.is_terminal() && end.last_deal().is_some());
+    group.bench_function("random_deal", |b| {
+        b.iter(|| black_box(random_deal_totals(&g, &mut rng)))
+    });
+    let g = game(&[]);
+    let mut rng = SeededRng::new(9);
+    let m = random_game(&g, &mut rng);
+    assert!(m.winner().is_some() && m.scores().iter().any(|&s| s >= 500));
+    group.sample_size(30);
+    group.bench_function("random_match_to_500", |b| {
+        b.iter(|| black_box(random_game(&g, &mut rng).scores()))
+    });
+    group.finish();
+}
+
+fn calls(c: &mut Criterion) {
+    let g = game(&[("scope", "deal")]);
+    let states = sample_states(&g, 4096);
+    let mut group = c.benchmark_group("klaberjass_calls");
+    group.throughput(Throughput::Elements(states.len() as u64));
+    group.bench_function("legal_actions", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| s.legal_actions().len())
+                .sum::<usize>()
+        })
+    });
+    let mut rng = SeededRng::new(3);
+    let moves: Vec<u32> = states
+        .iter()
+        .map(|s| s.legal_actions().choose(&mut rng).expect("legal"))
+        .collect();
+    group.bench_function("apply", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (s, &a) in states.iter().zip(&moves) {
+                let mut t = s.clone();
+                t.apply_unchecked(a);
+                n += t.move_number();
+            }
+            n
+        })
+    });
+    group.bench_function("clone", |b| {
+        b.iter(|| {
+            states
+                .iter()
+                .map(|s| black_box(s.clone()).move_number())
+                .sum::<usize>()
+        })
+    });
+    let mut buf = vec![0.0f32; layout::TOTAL];
+    group.bench_function("observation", |b| {
+        b.iter(|| {
+            for (i, s) in states.iter().enumerate() {
+                s.write_observation(i & 1, &mut buf)
+                    .expect("valid seat and buffer");
+            }
+            buf[0]
+        })
+    });
+    group.finish();
+    let _ = rng.next_u64();
+}
+
+criterion_group!(benches, deals, calls);
+criterion_main!(benches);

@@ -1,0 +1,218 @@
+//! The deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
+//! drawn, the two bidding rounds, and both players' turns in each window.
+
+use super::{
+    DealResult, EXCHANGE, KlaberjassState, NAME_BASE, Outcome, PASS, Phase, TAKE, action_card,
+    card_action, pack_cards,
+};
+use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
+
+/// Who receives the `k`-th card drawn in a deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// Into this seat's hand.
+    Seat(usize),
+    /// Face up beside the stock (§5.2).
+    TurnUp,
+    /// The bottom card, turned face up on the stock (§5.5).
+    Bottom,
+}
+
+impl KlaberjassState {
+    /// Where the `k`-th card drawn in a deal goes (§5).
+    pub(crate) fn target(&self, k: u8) -> Target {
+        let elder = usize::from(1 - self.dealer);
+        let dealer = usize::from(self.dealer);
+        match k {
+            0..12 => Target::Seat(if (k / 3) % 2 == 0 { elder } else { dealer }),
+            12 => Target::TurnUp,
+            13..16 => Target::Seat(elder),
+            16..19 => Target::Seat(dealer),
+            _ => Target::Bottom,
+        }
+    }
+
+    /// One chance outcome of the deal: `card` goes where the next card drawn goes.
+    pub(super) fn draw(&mut self, card: Card) {
+        self.undealt.remove(card);
+        match self.target(self.dealt) {
+            Target::Seat(s) => {
+                self.hands[s].insert(card);
+                self.dealt_hands[s].insert(card);
+            }
+            Target::TurnUp => {
+                self.turn_up = Some(card);
+                self.first_turn_up = Some(card);
+            }
+            Target::Bottom => self.bottom = Some(card),
+        }
+        self.dealt += 1;
+        self.push_log(card_action(card));
+        if self.dealt == 13 {
+            self.phase = Phase::BidTurnUp;
+            self.to_act = 1 - self.dealer;
+        } else if self.dealt == 20 {
+            self.after_second_deal();
+        }
+    }
+
+    /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
+    /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
+    /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
+    pub(super) fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
+        let mut ids = [0u8; 13];
+        let mut taken = !pack_cards(self.undealt) as u32;
+        let mut word = 0u64;
+        let mut bits = 0;
+        for slot in ids.iter_mut().take(n) {
+            loop {
+                if bits < 5 {
+                    word = rng.next_u64();
+                    bits = 64;
+                }
+                let id = (word & 31) as u8;
+                word >>= 5;
+                bits -= 5;
+                if taken >> id & 1 == 0 {
+                    taken |= 1 << id;
+                    *slot = id;
+                    break;
+                }
+            }
+        }
+        let bit = |id: u8| 1u64 << (id / 8 * 16 + id % 8 + 5);
+        let elder = usize::from(1 - self.dealer);
+        let dealer = usize::from(self.dealer);
+        let (e, d, last) = if n == 13 {
+            (
+                ids[0..3]
+                    .iter()
+                    .chain(&ids[6..9])
+                    .fold(0, |a, &i| a | bit(i)),
+                ids[3..6]
+                    .iter()
+                    .chain(&ids[9..12])
+                    .fold(0, |a, &i| a | bit(i)),
+                ids[12],
+            )
+        } else {
+            (
+                ids[0..3].iter().fold(0, |a, &i| a | bit(i)),
+                ids[3..6].iter().fold(0, |a, &i| a | bit(i)),
+                ids[6],
+            )
+        };
+        let (e, d) = (CardSet::from_bits(e), CardSet::from_bits(d));
+        self.hands[elder] |= e;
+        self.hands[dealer] |= d;
+        self.dealt_hands[elder] |= e;
+        self.dealt_hands[dealer] |= d;
+        let last_card = action_card(Action::from(last));
+        self.undealt = self.undealt - e - d - last_card.map_or(CardSet::EMPTY, CardSet::single);
+        let start = usize::from(self.log_len);
+        self.log[start..start + n].copy_from_slice(&ids[..n]);
+        self.log_len += n as u8;
+        self.dealt += n as u8;
+        if n == 13 {
+            self.turn_up = last_card;
+            self.first_turn_up = last_card;
+            self.phase = Phase::BidTurnUp;
+            self.to_act = 1 - self.dealer;
+        } else {
+            self.bottom = last_card;
+            self.after_second_deal();
+        }
+    }
+
+    /// True if the exchange windows are held in this deal (§7).
+    pub(super) fn windows_held(&self) -> bool {
+        match (self.trump, self.first_turn_up) {
+            (Some(t), Some(up)) => up.suit() == t && up.rank() != Rank::Seven,
+            _ => false,
+        }
+    }
+
+    pub(super) fn trump_seven(&self) -> Option<Card> {
+        self.trump.map(|t| Card::new(Rank::Seven, t))
+    }
+
+    pub(super) fn after_second_deal(&mut self) {
+        self.to_act = 1 - self.dealer;
+        self.phase = if self.windows_held() {
+            Phase::Exchange1
+        } else {
+            Phase::Announce
+        };
+    }
+
+    pub(super) fn bid(&mut self, action: Action) {
+        let i = usize::from(self.num_bids);
+        self.bids[i] = action as u8;
+        self.num_bids += 1;
+        let elder = 1 - self.dealer;
+        match action {
+            TAKE => {
+                self.trump = self.turn_up.map(Card::suit);
+                self.maker = self.to_act;
+                self.phase = Phase::SecondDeal;
+            }
+            PASS => {
+                if self.num_bids == 4 {
+                    self.finish_annulled();
+                    return;
+                }
+                if self.num_bids == 2 {
+                    self.phase = Phase::BidOtherSuit;
+                }
+                self.to_act = if self.to_act == elder {
+                    self.dealer
+                } else {
+                    elder
+                };
+            }
+            _ => {
+                self.trump = Suit::from_index((action - NAME_BASE) as u8);
+                self.maker = self.to_act;
+                self.phase = Phase::SecondDeal;
+            }
+        }
+    }
+
+    pub(super) fn window_action(&mut self, action: Action) {
+        let seat = usize::from(self.to_act);
+        if action == EXCHANGE {
+            if let (Some(seven), Some(up)) = (self.trump_seven(), self.turn_up) {
+                self.hands[seat].remove(seven);
+                self.hands[seat].insert(up);
+                self.turn_up = Some(seven);
+                let window = if self.phase == Phase::Exchange1 { 1 } else { 2 };
+                self.exchanged = Some((self.to_act, window));
+            }
+        }
+        if self.to_act == 1 - self.dealer {
+            self.to_act = self.dealer;
+            return;
+        }
+        self.to_act = 1 - self.dealer;
+        if self.phase == Phase::Exchange1 {
+            self.phase = Phase::Announce;
+        } else {
+            self.start_play();
+        }
+    }
+
+    pub(super) fn finish_annulled(&mut self) {
+        self.last_deal = Some(DealResult {
+            outcome: Outcome::Annulled,
+            maker: None,
+            totals: [0; 2],
+            added: [0; 2],
+            held_over_awarded: None,
+        });
+        if self.game.scope == Scope::Deal {
+            self.phase = Phase::Over;
+            return;
+        }
+        self.next_deal(1 - self.dealer);
+    }
+}

@@ -1,0 +1,880 @@
+//! Klaberjass (Klabberjass, Clobiosh): 2 players, 32 cards, a trump-making bid on the turn-up,
+//! sequences, Bella, 9 tricks per deal, game to 500.
+//!
+//! **Rules source:** `shared/rules/klaberjass.md` (after seed `000`, a 1995 Japanese text, and
+//! the sources of its §16). Section numbers below refer to that file.
+//!
+//! **Engine decisions and rulings** (each also tagged in the rules file or stated here):
+//! * Seats `0` and `1`; the dealer is the *younger* player, the other the *elder* (§2).
+//!   The first dealer is one fair chance event (`first_dealer = random`, outcome `0` or `1` =
+//!   the seat that deals), or fixed by the option (§4).
+//! * The deal is explicit chance outcomes, one card each (outcome id = card id): 3 to elder,
+//!   3 to dealer, 3 to elder, 3 to dealer, then the turn-up (§5.1–2). After the bidding, 3 to
+//!   elder, 3 to dealer, then the bottom card turned up (§5.4–5). The other 12 stock cards
+//!   are never drawn: they appear nowhere, not even in the history.
+//! * Bidding (§6): `take` / `pass` on the turn-up's suit, then `name <suit>` / `pass`; four
+//!   passes annul the deal (no score; the dealer changes as after any deal).
+//! * Dix exchange windows (§7) are held after the bottom card and after the announcements
+//!   whenever trump was fixed in round 1 and the turn-up is not the trump 7. In each window
+//!   both players act, elder first: the holder of the trump 7 may `exchange`; everybody may
+//!   `wait` (window 1) / `keep` (window 2). The exchange is public.
+//! * Announcements (§8.4): each player, elder first, declares any subset of his maximal runs
+//!   (private `declare run …` items, in ascending item order, see [`sequences`]) and then
+//!   `announce`s (public). The protocol of §8.4 steps 1–4 is then computed by the engine from
+//!   the two committed sets and made public as an [`Announcement`]; the winner's declared
+//!   sequences are shown (their cards become public). When the younger player declared
+//!   nothing the reply is `good` (§8.4 step 2), also when both declared nothing (no score).
+//!   Declared sequences keep their value after a window-2 exchange of their trump 7.
+//! * Bella (§9) is credited automatically when its holder plays the second of trump K and Q;
+//!   "holding both" is judged when play starts (after both exchange windows).
+//! * Game end (§12): after each deal's scoring; an exact tie at or above the target plays
+//!   another deal (`game_tie_rule = play_another_deal`) or ends drawn (`draw`).
+//! * `maker_tie_rule = hang`: the disputed `Tm + To` points are set aside and go to the player
+//!   who adds more in the next completed (not annulled) deal; they do not count for that
+//!   deal's `dealer_rotation = winner_deals` comparison (which compares the §11 additions).
+//! * `first_dealer` accepts the strings `random`, `0`, `1` and the integers `0`, `1`.
+//! * `accept` and `I accept` parse as `take` (§6). `resolve_chance` draws a whole dealing
+//!   stage at once (each card uniform among the undealt ones); the history still lists one
+//!   outcome per card.
+//! * `resample` keeps finished deals of a match as they were (their cards no longer
+//!   influence play) and re-deals the current one (see the `resample` module).
+//!
+//! **Actions** (fixed ids, 66 in all):
+//!
+//! | ids | action | text |
+//! |---|---|---|
+//! | 0..32 | play a card: `suit lane * 8 + rank` (lanes ♣ ♦ ♥ ♠; ranks 7..A) | `play JH` |
+//! | 32 | pass (either bidding round) | `pass` |
+//! | 33 | take the turn-up's suit as trump | `take` |
+//! | 34..38 | name trumps: clubs, diamonds, hearts, spades | `name hearts` |
+//! | 38 | exchange the trump 7 for the turn-up | `exchange 7H for KH` |
+//! | 39 | wait (exchange window 1) | `wait` |
+//! | 40 | keep (exchange window 2) | `keep` |
+//! | 41 | commit the declared sequences | `announce 50`, `announce: equal, K: equal` |
+//! | 42..66 | declare a run (private): `42 + suit lane * 6 + t`, t = 0 for a top 9 … 5 for a top A | `declare run 9S-KS` |
+//!
+//! Chance outcomes are card ids `0..32` (`deal JH to 1`, `turn up KH`, `turn bottom 7C`); at
+//! the cut, `0` or `1` (`seat 0 deals first`).
+//!
+//! **Returns** (§12): 0 until terminal. `scope = match`: winner +1, loser −1 (0 each for a
+//! draw). `scope = deal`: terminal after one deal; each player gets the points he added in
+//! the deal minus the points his opponent added (0 each after an annulled deal or a `hang`
+//! tie).
+//!
+//! **Observation**: see [`layout`].
+
+mod announce;
+mod deal;
+mod heuristic;
+mod observation;
+mod options;
+mod play;
+mod resample;
+pub mod scoring;
+pub mod sequences;
+mod view;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+pub use observation::layout;
+pub use sequences::{Announcement, Declaration, Reply, Run};
+pub use view::KlaberjassView;
+
+pub(crate) use deal::Target;
+pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
+
+use crate::{
+    Action, ActionSet, Card, CardSet, Error, Player, Rank, Rng, Scope, SeatValues, State, Suit,
+    Viewer,
+};
+
+/// Number of player action ids.
+pub const NUM_ACTIONS: usize = DECLARE_BASE as usize + sequences::NUM_ITEMS as usize;
+/// Pass (both bidding rounds).
+pub const PASS: Action = 32;
+/// Take the turn-up's suit.
+pub const TAKE: Action = 33;
+/// First `name <suit>` id (clubs; then diamonds, hearts, spades).
+pub const NAME_BASE: Action = 34;
+/// Exchange the trump 7 for the turn-up.
+pub const EXCHANGE: Action = 38;
+/// Decline in exchange window 1.
+pub const WAIT: Action = 39;
+/// Decline in exchange window 2.
+pub const KEEP: Action = 40;
+/// Commit the declared sequences.
+pub const ANNOUNCE: Action = 41;
+/// First `declare run` id.
+pub const DECLARE_BASE: Action = 42;
+
+/// The card action (and deal outcome) id of `card` (a card of the 32-card pack).
+#[must_use]
+pub const fn card_action(card: Card) -> Action {
+    let b = card.to_u8();
+    (b >> 4) as Action * 8 + (b & 15) as Action - 5
+}
+
+/// The card of a card action id (`0..32`).
+#[must_use]
+pub fn action_card(action: Action) -> Option<Card> {
+    if action < 32 {
+        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
+    } else {
+        None
+    }
+}
+
+/// Card points of `cards` with `trump` as the trump suit (§3.3).
+#[must_use]
+pub fn card_value(trump: Suit, cards: CardSet) -> u32 {
+    play::set_points(trump, cards)
+}
+
+/// The card action ids of `cards` as a 32-bit word (four 8-bit lanes, ranks 7..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
+    let b = cards.bits() >> 5;
+    (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
+}
+
+/// Where a deal stands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The cut for the first dealer (chance).
+    Cut,
+    /// The first 12 cards and the turn-up are dealt (chance).
+    Deal,
+    /// Bidding round 1: take or pass the turn-up's suit.
+    BidTurnUp,
+    /// Bidding round 2: name another suit or pass.
+    BidOtherSuit,
+    /// The 3 + 3 completion and the bottom card (chance).
+    SecondDeal,
+    /// Dix exchange window 1.
+    Exchange1,
+    /// Sequence declarations and announcements.
+    Announce,
+    /// Dix exchange window 2.
+    Exchange2,
+    /// Trick play.
+    Play,
+    /// The game is over.
+    Over,
+}
+
+impl Phase {
+    /// All phases in order.
+    pub const ALL: [Phase; 10] = [
+        Phase::Cut,
+        Phase::Deal,
+        Phase::BidTurnUp,
+        Phase::BidOtherSuit,
+        Phase::SecondDeal,
+        Phase::Exchange1,
+        Phase::Announce,
+        Phase::Exchange2,
+        Phase::Play,
+        Phase::Over,
+    ];
+}
+
+/// How a deal ended (§11).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Both players passed twice: no score.
+    Annulled,
+    /// `Tm > To`.
+    MakerWins,
+    /// `Tm = To`.
+    Tie,
+    /// `Tm < To` (bête).
+    Bete,
+}
+
+/// The result of a finished deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DealResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The maker (none for an annulled deal).
+    pub maker: Option<usize>,
+    /// Deal totals `T` per seat (sequences, Bella, cards, last trick).
+    pub totals: [u32; 2],
+    /// Points each seat added by the table of §11.
+    pub added: [u32; 2],
+    /// Held-over points (`maker_tie_rule = hang`) awarded after this deal: (seat, points).
+    pub held_over_awarded: Option<(usize, u32)>,
+}
+
+/// Capacity of the per-deal action log: 20 cards dealt, 4 bids, 4 window actions, 2 × 3
+/// declarations + 2 announcements, 18 cards played, the cut.
+const LOG_CAP: usize = 64;
+
+/// A Klaberjass state. Small and `Clone`; the hot path does not allocate. Finished deals of a
+/// match are kept in a shared, immutable log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KlaberjassState {
+    game: KlaberjassGame,
+    phase: Phase,
+    deal_no: u16,
+    dealer: u8,
+    to_act: u8,
+    /// Cards drawn from the pack in this deal (hands, turn-up, bottom).
+    dealt: u8,
+    undealt: CardSet,
+    hands: [CardSet; 2],
+    /// The cards each seat was dealt.
+    dealt_hands: [CardSet; 2],
+    /// The face-up card beside the stock: the turn-up, or the trump 7 after an exchange.
+    turn_up: Option<Card>,
+    /// The turn-up as dealt.
+    first_turn_up: Option<Card>,
+    bottom: Option<Card>,
+    /// Bids in order (action ids), at most 4.
+    bids: [u8; 4],
+    num_bids: u8,
+    trump: Option<Suit>,
+    maker: u8,
+    /// The seat that exchanged the trump 7, and in which window (1 or 2).
+    exchanged: Option<(u8, u8)>,
+    /// Declared items so far per seat (bit mask), and the committed declarations.
+    items: [u32; 2],
+    declarations: [Declaration; 2],
+    announcement: Announcement,
+    shown: CardSet,
+    seq_points: [u32; 2],
+    bella_open: [bool; 2],
+    bella: [bool; 2],
+    tricks: [[Card; 2]; 9],
+    leaders: [u8; 9],
+    winners: [u8; 9],
+    trick_no: u8,
+    trick_len: u8,
+    played_by: [CardSet; 2],
+    card_points: [u32; 2],
+    tricks_won: [u8; 2],
+    // Match.
+    scores: [u32; 2],
+    held_over: u32,
+    winner: Option<u8>,
+    drawn: bool,
+    last_deal: Option<DealResult>,
+    log: [u8; LOG_CAP],
+    log_len: u8,
+    past: Option<Arc<Vec<u8>>>,
+}
+
+impl KlaberjassState {
+    fn new(game: KlaberjassGame) -> KlaberjassState {
+        let placeholder = Card::new(Rank::Seven, Suit::Clubs);
+        KlaberjassState {
+            game,
+            phase: if game.first_dealer.is_some() {
+                Phase::Deal
+            } else {
+                Phase::Cut
+            },
+            deal_no: 0,
+            dealer: game.first_dealer.unwrap_or(0),
+            to_act: 0,
+            dealt: 0,
+            undealt: play::PACK,
+            hands: [CardSet::EMPTY; 2],
+            dealt_hands: [CardSet::EMPTY; 2],
+            turn_up: None,
+            first_turn_up: None,
+            bottom: None,
+            bids: [0; 4],
+            num_bids: 0,
+            trump: None,
+            maker: 0,
+            exchanged: None,
+            items: [0; 2],
+            declarations: [Declaration::default(); 2],
+            announcement: Announcement::default(),
+            shown: CardSet::EMPTY,
+            seq_points: [0; 2],
+            bella_open: [false; 2],
+            bella: [false; 2],
+            tricks: [[placeholder; 2]; 9],
+            leaders: [0; 9],
+            winners: [0; 9],
+            trick_no: 0,
+            trick_len: 0,
+            played_by: [CardSet::EMPTY; 2],
+            card_points: [0; 2],
+            tricks_won: [0; 2],
+            scores: [0; 2],
+            held_over: 0,
+            winner: None,
+            drawn: false,
+            last_deal: None,
+            log: [0; LOG_CAP],
+            log_len: 0,
+            past: None,
+        }
+    }
+
+    /// The phase of the current deal.
+    #[must_use]
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The dealer (younger player) of the current deal.
+    #[must_use]
+    pub fn dealer(&self) -> usize {
+        usize::from(self.dealer)
+    }
+
+    /// The elder (non-dealer) of the current deal: bids, announces and leads first.
+    #[must_use]
+    pub fn elder(&self) -> usize {
+        usize::from(1 - self.dealer)
+    }
+
+    /// The cards `seat` holds now.
+    #[must_use]
+    pub fn hand(&self, seat: usize) -> CardSet {
+        self.hands[seat & 1]
+    }
+
+    /// The cards `seat` was dealt in this deal.
+    #[must_use]
+    pub fn dealt_hand(&self, seat: usize) -> CardSet {
+        self.dealt_hands[seat & 1]
+    }
+
+    /// The face-up card beside the stock (the turn-up, or the trump 7 after an exchange).
+    #[must_use]
+    pub fn turn_up(&self) -> Option<Card> {
+        self.turn_up
+    }
+
+    /// The bottom card of the stock, once turned.
+    #[must_use]
+    pub fn bottom(&self) -> Option<Card> {
+        self.bottom
+    }
+
+    /// The trump suit, once chosen.
+    #[must_use]
+    pub fn trump(&self) -> Option<Suit> {
+        self.trump
+    }
+
+    /// The maker, once trump is chosen.
+    #[must_use]
+    pub fn maker(&self) -> Option<usize> {
+        self.trump.map(|_| usize::from(self.maker))
+    }
+
+    /// Who exchanged the trump 7, and in which window (1 or 2).
+    #[must_use]
+    pub fn exchanged(&self) -> Option<(usize, u8)> {
+        self.exchanged.map(|(s, w)| (usize::from(s), w))
+    }
+
+    /// The public announcement record of §8.4.
+    #[must_use]
+    pub fn announcement(&self) -> Announcement {
+        self.announcement
+    }
+
+    /// The declaration `seat` committed in this deal (private to that seat unless it won).
+    #[must_use]
+    pub fn declaration(&self, seat: usize) -> Declaration {
+        self.declarations[seat & 1]
+    }
+
+    /// Cards of the sequences shown by the sequence winner.
+    #[must_use]
+    pub fn shown(&self) -> CardSet {
+        self.shown
+    }
+
+    /// Sequence points scored per seat in this deal.
+    #[must_use]
+    pub fn sequence_points(&self) -> [u32; 2] {
+        self.seq_points
+    }
+
+    /// Whether each seat scored Bella in this deal.
+    #[must_use]
+    pub fn bella(&self) -> [bool; 2] {
+        self.bella
+    }
+
+    /// Card points taken per seat in this deal.
+    #[must_use]
+    pub fn card_points(&self) -> [u32; 2] {
+        self.card_points
+    }
+
+    /// Tricks won per seat in this deal.
+    #[must_use]
+    pub fn tricks_won(&self) -> [u8; 2] {
+        self.tricks_won
+    }
+
+    /// Cards `seat` has played in this deal.
+    #[must_use]
+    pub fn played_by(&self, seat: usize) -> CardSet {
+        self.played_by[seat & 1]
+    }
+
+    /// Deal totals `T` so far per seat (§11): sequences, Bella, cards, last trick.
+    #[must_use]
+    pub fn deal_totals(&self) -> [u32; 2] {
+        let mut t = [0; 2];
+        for (s, slot) in t.iter_mut().enumerate() {
+            *slot = self.seq_points[s] + 20 * u32::from(self.bella[s]) + self.card_points[s];
+        }
+        if self.trick_no == 9 {
+            t[usize::from(self.winners[8])] += self.game.last_trick_bonus;
+        }
+        t
+    }
+
+    /// Cumulative scores.
+    #[must_use]
+    pub fn scores(&self) -> [u32; 2] {
+        self.scores
+    }
+
+    /// Points set aside by `maker_tie_rule = hang`, not yet awarded.
+    #[must_use]
+    pub fn held_over(&self) -> u32 {
+        self.held_over
+    }
+
+    /// The result of the last finished deal.
+    #[must_use]
+    pub fn last_deal(&self) -> Option<DealResult> {
+        self.last_deal
+    }
+
+    /// The winner once the match is over (`None` while playing, for a draw, and in `scope = deal`).
+    #[must_use]
+    pub fn winner(&self) -> Option<usize> {
+        self.winner.map(usize::from)
+    }
+
+    /// True if the match ended drawn (`game_tie_rule = draw`).
+    #[must_use]
+    pub fn is_draw(&self) -> bool {
+        self.drawn
+    }
+
+    /// Cards that `seat` knows its opponent holds now: the turn-up he took by an exchange and
+    /// his shown sequences, not yet played.
+    #[must_use]
+    pub fn known_cards_of(&self, seat: usize) -> CardSet {
+        let seat = seat & 1;
+        let mut known = CardSet::EMPTY;
+        if let (Some((s, _)), Some(t)) = (self.exchanged, self.first_turn_up) {
+            if usize::from(s) == seat {
+                known.insert(t);
+            }
+        }
+        if self.announcement.winner == Some(seat as u8) {
+            known |= self.shown;
+        }
+        known & self.hands[seat]
+    }
+
+    fn trick(&self) -> &[Card] {
+        &self.tricks[usize::from(self.trick_no.min(8))][..usize::from(self.trick_len)]
+    }
+
+    fn push_log(&mut self, a: Action) {
+        let i = usize::from(self.log_len);
+        debug_assert!(i < LOG_CAP);
+        if i < LOG_CAP {
+            self.log[i] = a as u8;
+            self.log_len += 1;
+        }
+    }
+
+    /// Why `action` is not legal now (assumes it is not).
+    fn illegal_reason(&self, action: Action) -> String {
+        let seat = usize::from(self.to_act);
+        match self.phase {
+            Phase::Cut => {
+                "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
+                    .to_owned()
+            }
+            Phase::Deal | Phase::SecondDeal => format!(
+                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
+                self.undealt.len()
+            ),
+            Phase::Over => "the game is over".to_owned(),
+            Phase::BidTurnUp => {
+                "bidding round 1: only `take` (the turn-up's suit) or `pass` (§6)".to_owned()
+            }
+            Phase::BidOtherSuit => {
+                if action == TAKE {
+                    "bidding round 2: the turn-up's suit can no longer be taken; name another suit or pass (§6)".to_owned()
+                } else if (NAME_BASE..EXCHANGE).contains(&action) {
+                    "bidding round 2: the turn-up's suit cannot be named (§6)".to_owned()
+                } else {
+                    "bidding round 2: name a suit other than the turn-up's, or pass (§6)".to_owned()
+                }
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                if action == EXCHANGE {
+                    if self.exchanged.is_some() {
+                        "the trump 7 has already been exchanged (at most once, §7)".to_owned()
+                    } else {
+                        format!("seat {seat} does not hold the trump 7 (§7)")
+                    }
+                } else if self.phase == Phase::Exchange1 {
+                    "exchange window 1: `wait` or, holding the trump 7, `exchange` (§7)".to_owned()
+                } else {
+                    "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
+                }
+            }
+            Phase::Announce => {
+                if action >= DECLARE_BASE {
+                    "this run is not a maximal sequence of the hand, is already declared, or is not after the last declared item (declare in ascending item order)".to_owned()
+                } else {
+                    "sequences are being announced: `declare run …` or `announce` (§8.4)".to_owned()
+                }
+            }
+            Phase::Play => {
+                let Some(card) = action_card(action) else {
+                    return "cards are being played: only card actions are legal (§10)".to_owned();
+                };
+                if !self.hands[seat].contains(card) {
+                    return format!("seat {seat} does not hold {card}");
+                }
+                let lead = self.tricks[usize::from(self.trick_no)][0];
+                let trump = self.trump.unwrap_or(Suit::Clubs);
+                let hand = self.hands[seat];
+                if lead.suit() == trump {
+                    if card.suit() == trump {
+                        format!(
+                            "trump was led: a trump higher than {lead} must be played while holding one (§10)"
+                        )
+                    } else {
+                        "trump was led: a trump must be played while holding one (§10)".to_owned()
+                    }
+                } else if !hand.of_suit(lead.suit()).is_empty() {
+                    format!(
+                        "must follow suit ({}) while holding it; trumping is not allowed then (§10)",
+                        lead.suit().name()
+                    )
+                } else {
+                    format!(
+                        "void in {}: a trump must be played while holding one (§10)",
+                        lead.suit().name()
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl State for KlaberjassState {
+    type Game = KlaberjassGame;
+    type View = KlaberjassView;
+
+    fn game(&self) -> &KlaberjassGame {
+        &self.game
+    }
+
+    fn current_player(&self) -> Player {
+        // Trick play is most steps: a predictable branch before the jump table.
+        if self.phase == Phase::Play {
+            return Player::Seat(usize::from(self.to_act));
+        }
+        match self.phase {
+            Phase::Cut | Phase::Deal | Phase::SecondDeal => Player::Chance,
+            Phase::Over => Player::Terminal,
+            _ => Player::Seat(usize::from(self.to_act)),
+        }
+    }
+
+    fn legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        if self.phase == Phase::Play {
+            set.insert_bits(0, self.legal_cards());
+            return set;
+        }
+        match self.phase {
+            Phase::Cut => set.insert_bits(0, 0b11),
+            Phase::Deal | Phase::SecondDeal => set.insert_bits(0, pack_cards(self.undealt)),
+            Phase::BidTurnUp => {
+                set.insert(PASS);
+                set.insert(TAKE);
+            }
+            Phase::BidOtherSuit => {
+                set.insert(PASS);
+                let up = self.turn_up.map_or(4, |c| c.suit_index() as u32);
+                set.insert_bits(NAME_BASE, 0b1111 & !(1 << up));
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                set.insert(if self.phase == Phase::Exchange1 {
+                    WAIT
+                } else {
+                    KEEP
+                });
+                if self.exchanged.is_none()
+                    && self
+                        .trump_seven()
+                        .is_some_and(|c| self.hands[usize::from(self.to_act)].contains(c))
+                {
+                    set.insert(EXCHANGE);
+                }
+            }
+            Phase::Announce => {
+                set.insert(ANNOUNCE);
+                set.insert_bits(
+                    DECLARE_BASE,
+                    u64::from(self.declarable(usize::from(self.to_act))),
+                );
+            }
+            Phase::Play => set.insert_bits(0, self.legal_cards()),
+            Phase::Over => {}
+        }
+        set
+    }
+
+    fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
+        match self.phase {
+            Phase::Cut => {
+                let a = rng.below(2) as Action;
+                self.apply_unchecked(a);
+                Ok(())
+            }
+            Phase::Deal | Phase::SecondDeal => {
+                let k = rng.below(self.undealt.len() as u64) as usize;
+                if let Some(card) = self.undealt.nth(k) {
+                    self.draw(card);
+                }
+                Ok(())
+            }
+            _ => Err(Error::WrongNode(
+                "no chance event is pending: a seat is to act or the game is over".into(),
+            )),
+        }
+    }
+
+    fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        while self.is_chance_node() {
+            match (self.phase, self.dealt) {
+                (Phase::Cut, _) => self.apply_unchecked(rng.below(2) as Action),
+                (Phase::Deal, 0) => self.deal_batch(rng, 13),
+                (Phase::SecondDeal, 13) => self.deal_batch(rng, 7),
+                _ => {
+                    let k = rng.below(self.undealt.len() as u64) as usize;
+                    if let Some(card) = self.undealt.nth(k) {
+                        self.draw(card);
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_action(&self, action: Action) -> Result<(), Error> {
+        if self.phase == Phase::Over {
+            return Err(Error::GameOver);
+        }
+        let chance = self.is_chance_node();
+        let limit = if chance { 32 } else { NUM_ACTIONS as Action };
+        if action >= limit {
+            return Err(Error::UnknownAction {
+                action: i64::from(action),
+                reason: if chance {
+                    "chance outcomes are card ids 0..32 (0 or 1 at the cut)".to_owned()
+                } else {
+                    format!("Klaberjass action ids are 0..{NUM_ACTIONS}")
+                },
+            });
+        }
+        if self.legal_actions().contains(action) {
+            return Ok(());
+        }
+        Err(Error::IllegalAction {
+            action,
+            name: self.action_to_string(action),
+            reason: self.illegal_reason(action),
+        })
+    }
+
+    fn apply_unchecked(&mut self, action: Action) {
+        debug_assert!(
+            self.check_action(action).is_ok(),
+            "{:?}",
+            self.check_action(action)
+        );
+        if self.phase == Phase::Play {
+            self.push_log(action);
+            if let Some(card) = action_card(action) {
+                self.play_card(card);
+            }
+            return;
+        }
+        match self.phase {
+            Phase::Cut => {
+                self.push_log(action);
+                self.dealer = (action & 1) as u8;
+                self.phase = Phase::Deal;
+            }
+            Phase::Deal | Phase::SecondDeal => {
+                if let Some(card) = action_card(action) {
+                    self.draw(card);
+                }
+            }
+            Phase::BidTurnUp | Phase::BidOtherSuit => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                self.push_log(action);
+                self.window_action(action);
+            }
+            Phase::Announce => {
+                self.push_log(action);
+                if action == ANNOUNCE {
+                    self.announce();
+                } else {
+                    self.items[usize::from(self.to_act)] |= 1 << (action - DECLARE_BASE);
+                }
+            }
+            Phase::Play => {
+                self.push_log(action);
+                if let Some(card) = action_card(action) {
+                    self.play_card(card);
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
+    fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
+        view::action_text(self, viewer, action)
+    }
+
+    fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
+        // Only a declaration item is private: to everybody but its author and the omniscient.
+        match (self.phase, viewer) {
+            (Phase::Announce, Viewer::Seat(p)) if action >= DECLARE_BASE => {
+                p == usize::from(self.to_act)
+            }
+            (Phase::Announce, Viewer::Spectator) => action < DECLARE_BASE,
+            (Phase::Over, _) => false,
+            _ => true,
+        }
+    }
+
+    fn string_to_action(&self, text: &str) -> Result<Action, Error> {
+        view::parse_action(self, text)
+    }
+
+    fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+        observation::write(self, seat, out)
+    }
+
+    fn view(&self, viewer: Viewer) -> Result<KlaberjassView, Error> {
+        view::view(self, viewer)
+    }
+
+    fn returns(&self) -> SeatValues {
+        let mut r = SeatValues::zeros(2);
+        if self.phase != Phase::Over {
+            return r;
+        }
+        for seat in 0..2 {
+            r[seat] = match self.game.scope {
+                Scope::Match => match self.winner {
+                    Some(w) if usize::from(w) == seat => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                },
+                Scope::Deal => {
+                    let a = self.last_deal.map_or([0, 0], |d| d.added);
+                    f64::from(a[seat]) - f64::from(a[1 - seat])
+                }
+            };
+        }
+        r
+    }
+
+    fn history(&self) -> Vec<Action> {
+        let past = self.past.as_deref().map_or(&[][..], |p| &p[..]);
+        past.iter()
+            .chain(&self.log[..usize::from(self.log_len)])
+            .map(|&a| Action::from(a))
+            .collect()
+    }
+
+    fn move_number(&self) -> usize {
+        self.past.as_ref().map_or(0, |p| p.len()) + usize::from(self.log_len)
+    }
+
+    fn public_move_number(&self) -> usize {
+        // Declaration items are private; every other logged id is public. Only the
+        // announcement phase logs ids at or above DECLARE_BASE.
+        let private = |log: &[u8]| {
+            log.iter()
+                .filter(|&&a| Action::from(a) >= DECLARE_BASE)
+                .count()
+        };
+        let past = self.past.as_deref().map_or(0, |p| p.len() - private(p));
+        past + usize::from(self.log_len) - private(&self.log[..usize::from(self.log_len)])
+    }
+
+    fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error> {
+        resample::resample(self, seat, rng)
+    }
+
+    fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
+        if self.current_player() != Player::Seat(seat) {
+            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
+        }
+        Ok(heuristic::action(self, seat, rng))
+    }
+}
+
+impl fmt::Display for KlaberjassState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "klaberjass deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(t) = self.trump {
+            write!(f, " trump {} maker {}", t.name(), self.maker)?;
+        }
+        writeln!(f, " scores {}:{}", self.scores[0], self.scores[1])?;
+        if let Some(up) = self.turn_up {
+            write!(f, "  turn-up {up}")?;
+        }
+        if let Some(b) = self.bottom {
+            write!(f, " bottom {b}")?;
+        }
+        writeln!(f)?;
+        for s in 0..2 {
+            writeln!(f, "  seat {s}: {}", self.hands[s])?;
+        }
+        if self.phase == Phase::Play {
+            let trick: Vec<String> = self.trick().iter().map(ToString::to_string).collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                self.trick_no + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
+}

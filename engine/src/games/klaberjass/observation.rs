@@ -1,0 +1,218 @@
+//! The observation tensor of a seat: a flat `f32` vector, seats relative to the observer
+//! (relative seat 0 = the observer, 1 = the opponent). Cards are indexed by their card-action
+//! id (0..32).
+
+use super::{KlaberjassState, NAME_BASE, PASS, Phase, Reply, TAKE, pack_cards};
+use crate::{CardSet, Error, State};
+
+/// Offsets and sizes of the observation, as named constants.
+pub mod layout {
+    /// Cards in the observer's hand (32).
+    pub const HAND: usize = 0;
+    /// The face-up card beside the stock: the turn-up, or the trump 7 after an exchange (32).
+    pub const TURN_UP: usize = HAND + 32;
+    /// The bottom card of the stock, once turned (32).
+    pub const BOTTOM: usize = TURN_UP + 32;
+    /// Cards the opponent is known to hold: a turn-up he took, his shown sequences (32).
+    pub const OPPONENT_KNOWN: usize = BOTTOM + 32;
+    /// Cards in the current trick, by relative seat (2 × 32).
+    pub const TRICK: usize = OPPONENT_KNOWN + 32;
+    /// Cards played this deal, by relative seat (2 × 32).
+    pub const PLAYED: usize = TRICK + 2 * 32;
+    /// Cards of the observer's own declared sequences (32).
+    pub const OWN_DECLARED: usize = PLAYED + 2 * 32;
+    /// Cards of the sequences shown by the sequence winner (32).
+    pub const SHOWN: usize = OWN_DECLARED + 32;
+    /// Phase one-hot: cut, deal, bid turn-up, bid other suit, second deal, exchange 1,
+    /// announce, exchange 2, play, over (10).
+    pub const PHASE: usize = SHOWN + 32;
+    /// Dealer, one-hot relative seat; zeros before the cut (2).
+    pub const DEALER: usize = PHASE + 10;
+    /// Seat to act, one-hot relative seat; zeros at chance and terminal nodes (2).
+    pub const TO_ACT: usize = DEALER + 2;
+    /// Leader of the current trick, one-hot relative seat (2).
+    pub const LEADER: usize = TO_ACT + 2;
+    /// Passes per relative seat in round 1 and round 2: `[seat 0 r1, seat 0 r2, seat 1 r1,
+    /// seat 1 r2]` (4).
+    pub const PASSES: usize = LEADER + 2;
+    /// Maker, one-hot relative seat (2).
+    pub const MAKER: usize = PASSES + 4;
+    /// Trump suit one-hot ♣ ♦ ♥ ♠ (4).
+    pub const TRUMP: usize = MAKER + 2;
+    /// Who exchanged the trump 7, one-hot relative seat (2).
+    pub const EXCHANGED: usize = TRUMP + 4;
+    /// Elder's announced value one-hot: none, 20, 50 (3).
+    pub const ELDER_VALUE: usize = EXCHANGED + 2;
+    /// Younger's reply one-hot: good, not good, equal (3).
+    pub const REPLY: usize = ELDER_VALUE + 3;
+    /// Elder's top rank one-hot 7..A, said after `equal` (8).
+    pub const ELDER_TOP: usize = REPLY + 3;
+    /// Younger's second reply one-hot: good, not good, equal (3).
+    pub const SECOND_REPLY: usize = ELDER_TOP + 8;
+    /// Who said "in trumps", one-hot relative seat (2).
+    pub const IN_TRUMPS: usize = SECOND_REPLY + 3;
+    /// Sequence winner, one-hot relative seat (2).
+    pub const SEQUENCE_WINNER: usize = IN_TRUMPS + 2;
+    /// Sequence points scored per relative seat / 100 (2).
+    pub const SEQUENCE_POINTS: usize = SEQUENCE_WINNER + 2;
+    /// Points of the observer's own declaration / 100 (1).
+    pub const OWN_DECLARED_POINTS: usize = SEQUENCE_POINTS + 2;
+    /// Bella scored per relative seat (2).
+    pub const BELLA: usize = OWN_DECLARED_POINTS + 1;
+    /// Card points taken per relative seat / 162 (2).
+    pub const CARD_POINTS: usize = BELLA + 2;
+    /// Tricks won per relative seat / 9 (2).
+    pub const TRICKS_WON: usize = CARD_POINTS + 2;
+    /// Cumulative scores per relative seat / target score (2).
+    pub const SCORES: usize = TRICKS_WON + 2;
+    /// Held-over points (`maker_tie_rule = hang`) / target score (1).
+    pub const HELD_OVER: usize = SCORES + 2;
+    /// Total length: 32 × 4 + 64 + 64 + 32 + 32 + 10 + 2 + 2 + 2 + 4 + 2 + 4 + 2 + 3 + 3 + 8
+    /// + 3 + 2 + 2 + 2 + 1 + 2 + 2 + 2 + 2 + 1 = 381.
+    pub const TOTAL: usize = HELD_OVER + 1;
+}
+
+use layout::*;
+
+/// Writes the 32 card slots at `offset` (every slot).
+#[inline]
+fn cards(out: &mut [f32], offset: usize, set: CardSet) {
+    const NIBBLE: [[f32; 4]; 16] = {
+        let mut t = [[0.0; 4]; 16];
+        let mut n = 0;
+        while n < 16 {
+            let mut i = 0;
+            while i < 4 {
+                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
+                i += 1;
+            }
+            n += 1;
+        }
+        t
+    };
+    let packed = pack_cards(set);
+    for (k, chunk) in out[offset..offset + 32].chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
+    }
+}
+
+fn reply_index(r: Reply) -> usize {
+    match r {
+        Reply::Good => 0,
+        Reply::NotGood => 1,
+        Reply::Equal => 2,
+    }
+}
+
+pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+    if seat >= 2 {
+        return Err(Error::InvalidSeat {
+            seat: seat as i64,
+            last: 1,
+        });
+    }
+    if out.len() != TOTAL {
+        return Err(Error::BufferSize {
+            got: out.len(),
+            expected: TOTAL,
+        });
+    }
+    out[PHASE..TOTAL].fill(0.0);
+    let rel = |abs: usize| abs ^ seat;
+    let opp = 1 - seat;
+    cards(out, HAND, s.hands[seat]);
+    cards(
+        out,
+        TURN_UP,
+        s.turn_up.map_or(CardSet::EMPTY, CardSet::single),
+    );
+    cards(
+        out,
+        BOTTOM,
+        s.bottom.map_or(CardSet::EMPTY, CardSet::single),
+    );
+    cards(out, OPPONENT_KNOWN, s.known_cards_of(opp));
+    let mut in_trick = [CardSet::EMPTY; 2];
+    if s.phase == Phase::Play {
+        let t = usize::from(s.trick_no);
+        for (i, &c) in s.trick().iter().enumerate() {
+            in_trick[rel((usize::from(s.leaders[t]) + i) & 1)] = CardSet::single(c);
+        }
+        out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
+    }
+    for (p, &set) in in_trick.iter().enumerate() {
+        cards(out, TRICK + p * 32, set);
+    }
+    for p in 0..2 {
+        cards(out, PLAYED + rel(p) * 32, s.played_by[p]);
+    }
+    // Own declaration: committed, or the items chosen so far.
+    let own = if s.phase == Phase::Announce && s.to_act == seat as u8 {
+        super::Declaration::of(
+            s.hands[seat],
+            s.items[seat],
+            s.trump.unwrap_or(crate::Suit::Clubs),
+        )
+    } else {
+        s.declarations[seat]
+    };
+    cards(out, OWN_DECLARED, own.cards);
+    cards(out, SHOWN, s.shown);
+    let phase = super::Phase::ALL
+        .iter()
+        .position(|&p| p == s.phase)
+        .unwrap_or(0);
+    out[PHASE + phase] = 1.0;
+    if s.phase != Phase::Cut {
+        out[DEALER + rel(s.dealer())] = 1.0;
+    }
+    if let Some(p) = s.current_player().seat() {
+        out[TO_ACT + rel(p)] = 1.0;
+    }
+    let elder = s.elder();
+    for (i, &b) in s.bids[..usize::from(s.num_bids)].iter().enumerate() {
+        let bidder = if i % 2 == 0 { elder } else { 1 - elder };
+        if u32::from(b) == PASS {
+            out[PASSES + rel(bidder) * 2 + i / 2] = 1.0;
+        }
+        debug_assert!(u32::from(b) == PASS || u32::from(b) == TAKE || u32::from(b) >= NAME_BASE);
+    }
+    if let Some(t) = s.trump {
+        out[MAKER + rel(usize::from(s.maker))] = 1.0;
+        out[TRUMP + t as usize] = 1.0;
+    }
+    if let Some((p, _)) = s.exchanged {
+        out[EXCHANGED + rel(usize::from(p))] = 1.0;
+    }
+    let a = &s.announcement;
+    if let Some(v) = a.elder_value {
+        out[ELDER_VALUE + (v as usize / 20).min(2)] = 1.0;
+    }
+    if let Some(r) = a.reply {
+        out[REPLY + reply_index(r)] = 1.0;
+    }
+    if let Some(r) = a.elder_top {
+        out[ELDER_TOP + (r as usize).saturating_sub(5).min(7)] = 1.0;
+    }
+    if let Some(r) = a.second_reply {
+        out[SECOND_REPLY + reply_index(r)] = 1.0;
+    }
+    if let Some(p) = a.in_trumps {
+        out[IN_TRUMPS + rel(usize::from(p))] = 1.0;
+    }
+    if let Some(p) = a.winner {
+        out[SEQUENCE_WINNER + rel(usize::from(p))] = 1.0;
+    }
+    out[OWN_DECLARED_POINTS] = own.points as f32 / 100.0;
+    let target = s.game.target_score as f32;
+    for p in 0..2 {
+        let r = rel(p);
+        out[SEQUENCE_POINTS + r] = s.seq_points[p] as f32 / 100.0;
+        out[BELLA + r] = f32::from(u8::from(s.bella[p]));
+        out[CARD_POINTS + r] = s.card_points[p] as f32 / 162.0;
+        out[TRICKS_WON + r] = f32::from(s.tricks_won[p]) / 9.0;
+        out[SCORES + r] = s.scores[p] as f32 / target;
+    }
+    out[HELD_OVER] = s.held_over as f32 / target;
+    Ok(())
+}

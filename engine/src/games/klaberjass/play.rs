@@ -1,0 +1,259 @@
+//! Trick play (§3, §10): rank orders, card points, the legal replies and the trick winner.
+
+use super::{KlaberjassState, Phase, pack_cards};
+use crate::{Card, CardSet, Rank, Suit};
+
+/// The 32-card pack (A–7 in four suits).
+pub(crate) const PACK: CardSet = crate::Pack::Piquet32.cards();
+
+/// Trump order J, 9, A, 10, K, Q, 8, 7 as a strength per rank bit (higher wins).
+pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
+    let mut t = [0u8; 16];
+    t[Rank::Jack as usize] = 8;
+    t[Rank::Nine as usize] = 7;
+    t[Rank::Ace as usize] = 6;
+    t[Rank::Ten as usize] = 5;
+    t[Rank::King as usize] = 4;
+    t[Rank::Queen as usize] = 3;
+    t[Rank::Eight as usize] = 2;
+    t[Rank::Seven as usize] = 1;
+    t
+};
+
+/// Non-trump order A, 10, K, Q, J, 9, 8, 7 as a strength per rank bit.
+pub(crate) const PLAIN_STRENGTH: [u8; 16] = {
+    let mut t = [0u8; 16];
+    t[Rank::Ace as usize] = 8;
+    t[Rank::Ten as usize] = 7;
+    t[Rank::King as usize] = 6;
+    t[Rank::Queen as usize] = 5;
+    t[Rank::Jack as usize] = 4;
+    t[Rank::Nine as usize] = 3;
+    t[Rank::Eight as usize] = 2;
+    t[Rank::Seven as usize] = 1;
+    t
+};
+
+/// For each trump rank, the lane bits of the trump ranks that beat it.
+pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
+    let mut t = [0u16; 16];
+    let mut r = 5;
+    while r < 13 {
+        let mut o = 5;
+        while o < 13 {
+            if TRUMP_STRENGTH[o] > TRUMP_STRENGTH[r] {
+                t[r] |= 1 << o;
+            }
+            o += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Points of the trump suit's cards (§3.3): J 20, 9 14, A 11, 10 10, K 4, Q 3.
+pub(crate) const TRUMP_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 14, 10, 20, 3, 4, 11, 0, 0, 0];
+/// Points of a non-trump suit: A 11, 10 10, K 4, Q 3, J 2.
+pub(crate) const PLAIN_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 10, 2, 3, 4, 11, 0, 0, 0];
+
+/// Card points of `card` with `trump` (§3.3).
+#[inline]
+#[must_use]
+pub(crate) fn card_points(trump: Suit, card: Card) -> u32 {
+    let r = card.rank_index();
+    u32::from(if card.suit_index() == trump as usize {
+        TRUMP_POINTS[r]
+    } else {
+        PLAIN_POINTS[r]
+    })
+}
+
+/// Card points of every card of `cards` with `trump`.
+#[must_use]
+pub(crate) fn set_points(trump: Suit, cards: CardSet) -> u32 {
+    cards.iter().map(|c| card_points(trump, c)).sum()
+}
+
+/// Strength of `card` in a trick led with suit `led` (0 for a discard; trumps above 16).
+/// Suits are compared as lane numbers (no `Suit` is built on this path).
+#[inline]
+#[must_use]
+pub(crate) fn strength(trump: Suit, led: Suit, card: Card) -> u8 {
+    let r = card.rank_index();
+    let s = card.suit_index();
+    if s == trump as usize {
+        16 + TRUMP_STRENGTH[r]
+    } else if s == led as usize {
+        PLAIN_STRENGTH[r]
+    } else {
+        0
+    }
+}
+
+/// The cards of `hand` in lane `lane`.
+#[inline]
+fn lane(hand: CardSet, lane: usize) -> CardSet {
+    CardSet::from_bits(hand.bits() & 0xFFFF << (16 * lane))
+}
+
+/// Legal replies of hand `hand` to the led card `lead` (§10); any card when leading.
+#[inline]
+#[must_use]
+pub(crate) fn legal_cards(trump: Suit, hand: CardSet, lead: Option<Card>) -> CardSet {
+    let Some(lead) = lead else { return hand };
+    let t = trump as usize;
+    let trumps = lane(hand, t);
+    if lead.suit_index() == t {
+        // Overtrump if possible, else any trump, else any card.
+        let higher =
+            CardSet::from_bits(u64::from(HIGHER_TRUMPS[lead.rank_index()]) << (16 * t)) & trumps;
+        if !higher.is_empty() {
+            higher
+        } else if !trumps.is_empty() {
+            trumps
+        } else {
+            hand
+        }
+    } else {
+        let follow = lane(hand, lead.suit_index());
+        if !follow.is_empty() {
+            follow
+        } else if !trumps.is_empty() {
+            trumps
+        } else {
+            hand
+        }
+    }
+}
+
+/// True if the second card `reply` beats the led card `lead` (§10 winner rule).
+#[inline]
+#[must_use]
+pub(crate) fn second_wins(trump: Suit, lead: Card, reply: Card) -> bool {
+    // The led card is never a discard: its strength is its own suit's.
+    let r = reply.rank_index();
+    let (ls, rs) = (lead.suit_index(), reply.suit_index());
+    let t = trump as usize;
+    let lead_str = if ls == t {
+        16 + TRUMP_STRENGTH[lead.rank_index()]
+    } else {
+        PLAIN_STRENGTH[lead.rank_index()]
+    };
+    let reply_str = if rs == t {
+        16 + TRUMP_STRENGTH[r]
+    } else if rs == ls {
+        PLAIN_STRENGTH[r]
+    } else {
+        0
+    };
+    reply_str > lead_str
+}
+
+impl KlaberjassState {
+    pub(super) fn start_play(&mut self) {
+        self.phase = Phase::Play;
+        self.to_act = 1 - self.dealer;
+        self.leaders[0] = self.to_act;
+        if let Some(t) = self.trump {
+            let kq = CardSet::single(Card::new(Rank::King, t))
+                | CardSet::single(Card::new(Rank::Queen, t));
+            for s in 0..2 {
+                self.bella_open[s] = self.hands[s].is_superset(kq);
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn play_card(&mut self, card: Card) {
+        let seat = usize::from(self.to_act);
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        self.hands[seat].remove(card);
+        self.played_by[seat].insert(card);
+        let t = usize::from(self.trick_no);
+        if self.bella_open[seat] && card.suit_index() == trump as usize {
+            self.check_bella(seat, card);
+        }
+        if self.trick_len == 0 {
+            self.tricks[t][0] = card;
+            self.trick_len = 1;
+            self.to_act = 1 - self.to_act;
+            return;
+        }
+        self.tricks[t][1] = card;
+        let lead = self.tricks[t][0];
+        let winner = if second_wins(trump, lead, card) {
+            seat
+        } else {
+            1 - seat
+        };
+        self.winners[t] = winner as u8;
+        self.card_points[winner] += card_points(trump, lead) + card_points(trump, card);
+        self.tricks_won[winner] += 1;
+        self.trick_no += 1;
+        self.trick_len = 0;
+        self.to_act = winner as u8;
+        if t < 8 {
+            self.leaders[t + 1] = winner as u8;
+        } else {
+            self.finish_deal();
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn check_bella(&mut self, seat: usize, card: Card) {
+        if !matches!(card.rank(), Rank::King | Rank::Queen) {
+            return;
+        }
+        let other = if card.rank() == Rank::King {
+            Rank::Queen
+        } else {
+            Rank::King
+        };
+        if !self.hands[seat].contains(Card::new(other, card.suit())) {
+            self.bella_open[seat] = false;
+            self.bella[seat] = true;
+        }
+    }
+
+    /// Legal card actions as a card-id word.
+    #[inline]
+    pub(super) fn legal_cards(&self) -> u64 {
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        let lead = if self.trick_len == 1 {
+            Some(self.tricks[usize::from(self.trick_no)][0])
+        } else {
+            None
+        };
+        pack_cards(legal_cards(
+            trump,
+            self.hands[usize::from(self.to_act)],
+            lead,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_is_worth_152() {
+        for t in Suit::ALL {
+            assert_eq!(set_points(t, PACK), 152);
+            assert_eq!(set_points(t, PACK.of_suit(t)), 62);
+        }
+    }
+
+    #[test]
+    fn higher_trumps_follow_the_trump_order() {
+        let j = HIGHER_TRUMPS[Rank::Jack as usize];
+        assert_eq!(j, 0);
+        let nine = HIGHER_TRUMPS[Rank::Nine as usize];
+        assert_eq!(nine, 1 << Rank::Jack as usize);
+        let ten = HIGHER_TRUMPS[Rank::Ten as usize];
+        assert_eq!(
+            ten,
+            1 << Rank::Jack as usize | 1 << Rank::Nine as usize | 1 << Rank::Ace as usize
+        );
+    }
+}
