@@ -5,13 +5,14 @@
 use serde::Serialize;
 
 use crate::codec::{self, Record};
+use crate::games::cribbage::{CribbageGame, CribbageState};
 use crate::games::jass::{JassGame, JassState};
 use crate::{
     Action, ActionSet, Error, Game, OptionSpec, Options, Player, Rng, SeatValues, State, Viewer,
 };
 
 /// Registered game names, in registry order.
-pub const GAME_NAMES: &[&str] = &[JassGame::NAME];
+pub const GAME_NAMES: &[&str] = &[JassGame::NAME, CribbageGame::NAME];
 
 /// The names of all registered games.
 #[must_use]
@@ -26,6 +27,7 @@ pub fn list_games() -> &'static [&'static str] {
 pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
     match name {
         JassGame::NAME => Ok(JassGame::option_specs()),
+        CribbageGame::NAME => Ok(CribbageGame::option_specs()),
         _ => Err(unknown_game(name)),
     }
 }
@@ -44,6 +46,7 @@ fn unknown_game(name: &str) -> Error {
 pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
     match name {
         JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
+        CribbageGame::NAME => Ok(AnyGame::Cribbage(CribbageGame::from_options(options)?)),
         _ => Err(unknown_game(name)),
     }
 }
@@ -70,6 +73,8 @@ pub fn state_from_json(text: &str) -> Result<AnyState, Error> {
 pub enum AnyGame {
     /// Swiss Jass, Schieber.
     Jass(JassGame),
+    /// Cribbage for 2, 3 or 4 players.
+    Cribbage(CribbageGame),
 }
 
 /// A state of any registered game. Equal states have the same game, history and position.
@@ -78,12 +83,15 @@ pub enum AnyGame {
 pub enum AnyState {
     /// Swiss Jass, Schieber.
     Jass(JassState),
+    /// Cribbage for 2, 3 or 4 players.
+    Cribbage(CribbageState),
 }
 
 macro_rules! on_game {
     ($self:expr, $g:ident => $e:expr) => {
         match $self {
             AnyGame::Jass($g) => $e,
+            AnyGame::Cribbage($g) => $e,
         }
     };
 }
@@ -92,6 +100,7 @@ macro_rules! on_state {
     ($self:expr, $s:ident => $e:expr) => {
         match $self {
             AnyState::Jass($s) => $e,
+            AnyState::Cribbage($s) => $e,
         }
     };
 }
@@ -104,19 +113,28 @@ impl AnyGame {
     /// Registry name.
     #[must_use]
     pub fn name(&self) -> &'static str {
-        on_game!(self, g => { let _ = g; JassGame::NAME })
+        match self {
+            AnyGame::Jass(_) => JassGame::NAME,
+            AnyGame::Cribbage(_) => CribbageGame::NAME,
+        }
     }
 
     /// Rules version.
     #[must_use]
     pub fn rules_version(&self) -> u32 {
-        on_game!(self, g => { let _ = g; JassGame::RULES_VERSION })
+        match self {
+            AnyGame::Jass(_) => JassGame::RULES_VERSION,
+            AnyGame::Cribbage(_) => CribbageGame::RULES_VERSION,
+        }
     }
 
     /// The option specs of this game.
     #[must_use]
     pub fn option_specs(&self) -> &'static [OptionSpec] {
-        on_game!(self, g => { let _ = g; JassGame::option_specs() })
+        match self {
+            AnyGame::Jass(_) => JassGame::option_specs(),
+            AnyGame::Cribbage(_) => CribbageGame::option_specs(),
+        }
     }
 
     /// Every option with its effective value.
@@ -158,7 +176,10 @@ impl AnyGame {
     /// The initial state (a chance node).
     #[must_use]
     pub fn new_initial_state(&self) -> AnyState {
-        on_game!(self, g => AnyState::Jass(g.new_initial_state()))
+        match self {
+            AnyGame::Jass(g) => AnyState::Jass(g.new_initial_state()),
+            AnyGame::Cribbage(g) => AnyState::Cribbage(g.new_initial_state()),
+        }
     }
 
     /// Replays a history with checked `apply`.
@@ -166,7 +187,10 @@ impl AnyGame {
     /// # Errors
     /// [`Error::Decode`] naming the first entry that does not apply.
     pub fn replay(&self, history: &[Action]) -> Result<AnyState, Error> {
-        on_game!(self, g => codec::replay(g, history).map(AnyState::Jass))
+        match self {
+            AnyGame::Jass(g) => codec::replay(g, history).map(AnyState::Jass),
+            AnyGame::Cribbage(g) => codec::replay(g, history).map(AnyState::Cribbage),
+        }
     }
 
     /// Decodes bytes of a state of *this* game with *these* options.
@@ -209,6 +233,7 @@ impl AnyState {
     fn from_record(rec: Record) -> Result<AnyState, Error> {
         match rec.game.as_str() {
             JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
+            CribbageGame::NAME => rec.into_state::<CribbageGame>().map(AnyState::Cribbage),
             other => Err(unknown_game(other)),
         }
     }
@@ -216,7 +241,10 @@ impl AnyState {
     /// The game of this state.
     #[must_use]
     pub fn game(&self) -> AnyGame {
-        on_state!(self, s => AnyGame::Jass(*s.game()))
+        match self {
+            AnyState::Jass(s) => AnyGame::Jass(*s.game()),
+            AnyState::Cribbage(s) => AnyGame::Cribbage(*s.game()),
+        }
     }
 
     /// Who acts now.
@@ -376,7 +404,10 @@ impl AnyState {
     /// # Errors
     /// [`Error::InvalidSeat`], [`Error::ResampleFailed`].
     pub fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<AnyState, Error> {
-        on_state!(self, s => s.resample(seat, rng).map(AnyState::Jass))
+        match self {
+            AnyState::Jass(s) => s.resample(seat, rng).map(AnyState::Jass),
+            AnyState::Cribbage(s) => s.resample(seat, rng).map(AnyState::Cribbage),
+        }
     }
 
     /// Compact versioned bytes (see [`crate::codec`]).
