@@ -530,6 +530,12 @@ impl CribbageState {
         self.phase
     }
 
+    /// The number of the current deal, from 1.
+    #[must_use]
+    pub fn deal_number(&self) -> usize {
+        usize::from(self.deal_no) + 1
+    }
+
     /// The current dealer (meaningless before the first-dealer draw).
     #[must_use]
     pub fn dealer(&self) -> usize {

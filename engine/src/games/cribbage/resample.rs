@@ -6,7 +6,8 @@
 //! still holds may have such a value). Method: the cards the seat cannot place (other
 //! hands, other discards, the blind crib card, the stock) are dealt at random to those
 //! holders with exact counts, respecting the go inferences; the current deal is then
-//! replayed with checked `apply` (other seats' discards taken from their new discards). A
+//! replayed with checked `apply` (other seats' discards taken from their new discards). Once
+//! the crib is shown its cards are known, but not who discarded which. A
 //! candidate is accepted only if the seat's observation and view are unchanged. Finished
 //! deals are kept as they were (their cribs were shown; they no longer influence play).
 
@@ -76,6 +77,17 @@ pub(super) fn resample<R: Rng + ?Sized>(
         }
     }
     need[8] = (s.crib - discarded).len();
+    if s.shown > s.game.players {
+        // The crib was shown: its cards are known, not who discarded which.
+        let rest = s.crib - s.discards[seat];
+        for (h, a) in allowed.iter_mut().enumerate() {
+            *a = if (4..9).contains(&h) {
+                *a & rest
+            } else {
+                *a - rest
+            };
+        }
+    }
     need[9] = unknown.len() - need[..9].iter().sum::<usize>();
     if need[..9].iter().sum::<usize>() > unknown.len() {
         return Err(Error::ResampleFailed {
