@@ -107,6 +107,28 @@ pub fn action_card(action: Action) -> Option<Card> {
     }
 }
 
+/// The card bytes of the 52-card pack.
+const PACK_BYTES: [u8; 52] = {
+    let mut t = [0u8; 52];
+    let mut i = 0;
+    while i < 52 {
+        t[i] = (((i / 13) << 4) | (i % 13)) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The action id of each card byte (`suit * 16 + rank`; other bytes map to 0).
+const CARD_ACTION_OF_BYTE: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 52 {
+        t[((i / 13) << 4) | (i % 13)] = i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// The card action ids of `cards` as a 52-bit word (four 13-bit lanes).
 #[inline]
 #[must_use]
@@ -692,20 +714,39 @@ impl CribbageState {
     /// The whole deal at once: a partial Fisher–Yates shuffle of the undealt cards, logged as
     /// the outcomes of dealing them one by one.
     fn deal_rest<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        let undealt = self.stock();
-        let mut ids = [0u8; 52];
-        let mut n = 0;
-        for c in undealt.iter() {
-            ids[n] = c.to_u8();
-            n += 1;
+        let mut ids = PACK_BYTES;
+        let mut n = 52;
+        if self.dealt > 0 {
+            n = 0;
+            for c in self.stock().iter() {
+                ids[n] = c.to_u8();
+                n += 1;
+            }
         }
-        let need = usize::from(self.game.deal_len() - self.dealt);
-        for i in 0..need.min(n) {
+        let need = usize::from(self.game.deal_len() - self.dealt).min(n);
+        let hands_len = self.n() * self.game.hand_size();
+        let mut seat = match self.deal_target(self.dealt) {
+            Some(t) => t as u8,
+            None => 0,
+        };
+        for i in 0..need {
             let j = i + rng.below((n - i) as u64) as usize;
             ids.swap(i, j);
-            if let Some(card) = Card::from_u8(ids[i]) {
-                self.deal_card(card);
+            let card = CardSet::from_bits(1 << ids[i]);
+            if self.dealt < hands_len {
+                let h = usize::from(seat);
+                self.hands[h] |= card;
+                self.dealt_hands[h] |= card;
+                seat = self.next(seat);
+            } else {
+                self.crib |= card;
             }
+            self.dealt += 1;
+            self.push_log(Action::from(CARD_ACTION_OF_BYTE[usize::from(ids[i])]));
+        }
+        if self.dealt == self.game.deal_len() {
+            self.phase = Phase::Discard;
+            self.to_act = self.next(self.dealer);
         }
     }
 
@@ -1031,8 +1072,15 @@ impl State for CribbageState {
         loop {
             match self.phase {
                 Phase::Deal => self.deal_rest(rng),
-                Phase::FirstDealer | Phase::Starter => {
-                    let _ = self.apply_random_chance(rng);
+                Phase::Starter => {
+                    let stock = self.stock();
+                    if let Some(card) = stock.nth(rng.below(stock.len() as u64) as usize) {
+                        self.cut_starter(card);
+                    }
+                }
+                Phase::FirstDealer => {
+                    let d = rng.below(u64::from(self.n()));
+                    self.apply_unchecked(d as Action);
                 }
                 _ => return,
             }
