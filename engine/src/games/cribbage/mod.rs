@@ -37,6 +37,15 @@
 //!   `double_skunk_enabled`, a loser below `double_skunk_threshold` is worth
 //!   `double_skunk_game_value`, else below `skunk_threshold` `skunk_game_value`.
 //! * Muggins is not modelled (§12): the engine scores every combination itself.
+//! * `first_dealer` takes `random` or a seat number below `players` (as text or integer); a
+//!   seat beyond the number of players is an error naming the allowed seats.
+//! * `scope = deal` plays the first deal only; the target does not apply (§8), so heels,
+//!   pegging and the whole show are always counted.
+//! * Views keep the previous deal's show (`last_deal`: hands, crib, starter, item-by-item
+//!   scores, pegging and deal points per side), since the show happens without a decision
+//!   point of its own.
+//! * The seed and the rules file agree wherever the seed speaks (its 2-player deal, discard
+//!   and starter text is truncated; those steps follow the rules file's \[filled\] rows).
 //!
 //! **Actions** (fixed ids, 53 in all). Cards are numbered `suit lane * 13 + rank index`,
 //! lanes ♣ ♦ ♥ ♠ and ranks 2, 3, …, 10, J, Q, K, A (see [`card_action`]):
