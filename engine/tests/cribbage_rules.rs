@@ -856,6 +856,12 @@ fn options_are_validated_with_precise_errors() {
     let err =
         CribbageGame::from_options(&cardhouse::options([("muggins", true.into())])).unwrap_err();
     assert!(err.to_string().contains("muggins"));
+    let as_int = CribbageGame::from_options(&cardhouse::options([
+        ("players", 3.into()),
+        ("first_dealer", 2.into()),
+    ]))
+    .expect("a seat as an integer");
+    assert_eq!(as_int.new_initial_state().dealer(), 2);
     let g = game(&[
         ("players", "4"),
         ("first_dealer", "3"),
