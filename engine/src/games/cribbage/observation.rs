@@ -3,7 +3,7 @@
 //! the number of players stay 0). Cards are indexed by their action id
 //! ([`super::card_action`]: `suit lane * 13 + rank index`, lanes ♣ ♦ ♥ ♠, ranks 2..A).
 
-use super::{CribbageState, NONE, Phase, pack_cards};
+use super::{CribbageState, Phase, pack_cards};
 use crate::{CardSet, Error};
 
 /// Offsets and sizes of the observation, as named constants.
@@ -129,6 +129,5 @@ pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(
         out[SCORES + rel(p)] = s.scores[side] as f32 / target;
         out[DEAL_POINTS + rel(p)] = s.deal_points[side] as f32 / 31.0;
     }
-    let _ = NONE;
     Ok(())
 }

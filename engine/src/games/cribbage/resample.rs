@@ -11,7 +11,7 @@
 //! candidate is accepted only if the seat's observation and view are unchanged. Finished
 //! deals are kept as they were (their cribs were shown; they no longer influence play).
 
-use super::{CribbageState, GO, Phase, action_card, card_action, play};
+use super::{CribbageState, GO, Phase, card_action, play};
 use crate::{Action, CardSet, Error, Game, Pack, Rng, State, Viewer};
 
 /// Attempts before giving up.
@@ -205,7 +205,6 @@ fn replay_with(
             }
             _ => a,
         };
-        let _ = action_card(x);
         st.apply(x).ok()?;
     }
     Some(st)
