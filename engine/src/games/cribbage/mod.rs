@@ -110,13 +110,24 @@ pub const fn card_action(card: Card) -> Action {
 
 /// The card of a card action id (`0..52`).
 #[must_use]
+#[inline]
 pub fn action_card(action: Action) -> Option<Card> {
-    if action < 52 {
-        Card::from_u8((((action / 13) << 4) | (action % 13)) as u8)
-    } else {
-        None
+    match CARD_OF_ACTION.get(action as usize) {
+        Some(&b) => Card::from_u8(b),
+        None => None,
     }
 }
+
+/// The card byte of each card action id.
+const CARD_OF_ACTION: [u8; 52] = {
+    let mut t = [0u8; 52];
+    let mut i = 0;
+    while i < 52 {
+        t[i] = (((i / 13) << 4) | (i % 13)) as u8;
+        i += 1;
+    }
+    t
+};
 
 /// The card action ids of `cards` as a 52-bit word (four 13-bit lanes).
 #[inline]
