@@ -943,3 +943,71 @@ fn action_texts_parse_back() {
     assert_eq!(s.string_to_action("go").ok(), Some(GO));
     assert!(s.string_to_action("bid 3").is_err());
 }
+
+#[test]
+fn observation_layout_puts_each_item_in_its_slot() {
+    use cardhouse::games::cribbage::layout as l;
+    let mut s = e5();
+    for t in ["play 10C", "play 5D", "play 5C"] {
+        act(&mut s, t);
+    }
+    // Seat 1 (the dealer) observes: relative seat 0 = itself, 1 = seat 0.
+    let o = s.observation(1).expect("seat");
+    assert_eq!(o.len(), l::TOTAL);
+    let slot = |offset: usize, card: &str| offset + card_action(c(card)) as usize;
+    for card in ["6H", "JC", "9S"] {
+        assert_eq!(o[slot(l::HAND, card)], 1.0, "{card} in hand");
+    }
+    assert_eq!(o[l::HAND..l::HAND + 52].iter().sum::<f32>(), 3.0);
+    assert_eq!(o[slot(l::DISCARDS, "KH")], 1.0);
+    assert_eq!(
+        o[slot(l::DISCARDS, "KS")],
+        0.0,
+        "the other seat's discard is hidden"
+    );
+    assert_eq!(
+        o[slot(l::LAID, "5D")],
+        1.0,
+        "own card laid, relative seat 0"
+    );
+    assert_eq!(
+        o[slot(l::LAID + 52, "10C")],
+        1.0,
+        "seat 0's card, relative seat 1"
+    );
+    assert_eq!(o[slot(l::STARTER, "8D")], 1.0);
+    assert_eq!(o[l::COUNT], 20.0 / 31.0);
+    // Series, most recent first: 5 (rank position 4), 5, 10 (position 9).
+    assert_eq!(o[l::SERIES + 4], 1.0);
+    assert_eq!(o[l::SERIES + 13 + 4], 1.0);
+    assert_eq!(o[l::SERIES + 26 + 9], 1.0);
+    assert_eq!(o[l::LAST + 1], 1.0, "seat 0 laid the last card");
+    assert_eq!(o[l::PHASE + 4], 1.0, "play");
+    assert_eq!(o[l::DEALER], 1.0, "the observer deals");
+    assert_eq!(o[l::TO_ACT], 1.0, "the observer is to act");
+    assert_eq!(o[l::SCORES], 2.0 / 121.0, "dealer's fifteen");
+    assert_eq!(o[l::SCORES + 1], 2.0 / 121.0, "seat 0's pair");
+    assert_eq!(o[l::HAND_SIZES + 1], 2.0 / 6.0);
+    assert!(
+        o[l::CRIB..l::CRIB + 52].iter().all(|&x| x == 0.0),
+        "crib not shown"
+    );
+}
+
+#[test]
+fn views_show_a_seat_its_own_hand_only() {
+    let s = e5();
+    let v = s.view(Viewer::Seat(0)).expect("view");
+    assert!(v.hands[0].is_some() && v.hands[1].is_none());
+    assert_eq!(v.hand_sizes, vec![4, 4]);
+    assert_eq!(v.starter, Some(c("8D")));
+    assert_eq!(v.legal_actions.len(), 4, "seat 0 is to act");
+    let spectator = s.view(Viewer::Spectator).expect("view");
+    assert!(spectator.hands.iter().all(Option::is_none));
+    assert!(spectator.discards.iter().all(Option::is_none));
+    assert!(spectator.legal_actions.is_empty());
+    let all = s.view(Viewer::Omniscient).expect("view");
+    assert!(all.hands.iter().all(Option::is_some));
+    assert_eq!(all.crib.map(|c| c.len()), Some(4));
+    assert!(s.view(Viewer::Seat(2)).is_err());
+}
