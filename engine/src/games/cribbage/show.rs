@@ -36,15 +36,17 @@ impl CribbageState {
     }
 
     pub(super) fn next_deal(&mut self, starter: Card) {
-        let mut past = self.past.take().map_or_else(Vec::new, |p| {
-            Arc::try_unwrap(p).unwrap_or_else(|a| (*a).clone())
-        });
-        past.extend_from_slice(&self.log[..usize::from(self.log_len)]);
+        // The finished deal's log joins the shared past (in place when not shared).
+        let log = &self.log[..usize::from(self.log_len)];
+        match &mut self.past {
+            Some(past) => Arc::make_mut(past).extend_from_slice(log),
+            None => self.past = Some(Arc::new(log.to_vec())),
+        }
         let mut hands = [CardSet::EMPTY; 4];
         for (s, h) in hands.iter_mut().enumerate() {
             *h = self.dealt_hands[s] - self.discards[s];
         }
-        let last = LastDeal {
+        self.last_deal = Some(LastDeal {
             dealer: self.dealer,
             starter,
             hands,
@@ -52,15 +54,18 @@ impl CribbageState {
             show: self.show,
             points: self.deal_points,
             pegging: self.peg_points,
-        };
+        });
+        // Everything of the deal starts afresh; the game, scores and records stay.
         let fresh = CribbageState::new(self.game);
+        let dealer = self.next(self.dealer);
+        let deal_no = self.deal_no + 1;
         *self = CribbageState {
             phase: Phase::Deal,
-            deal_no: self.deal_no + 1,
-            dealer: self.next(self.dealer),
+            deal_no,
+            dealer,
             scores: self.scores,
-            last_deal: Some(last),
-            past: Some(Arc::new(past)),
+            last_deal: self.last_deal,
+            past: self.past.take(),
             ..fresh
         };
     }
