@@ -459,6 +459,8 @@ fn edge_07_a_player_with_a_playable_card_may_not_say_go() {
 #[test]
 fn edge_08_31_scores_2_not_3_and_a_last_card_fifteen_scores_3() {
     assert_eq!(peg("7 7 7 7 3"), 2);
+    assert_eq!(peg("10 7 6 8"), 5, "31 together with the run 6-7-8");
+    assert_eq!(peg("K 9 6 3 3"), 4, "31 together with a pair");
     // E5's last series: D 9 at 21 is the last card: 1. Replace by a final fifteen.
     let mut s = ready(
         game(&[("first_dealer", "1")]),
