@@ -151,6 +151,13 @@ impl OptionSpec {
                 .position(|n| n == s)
                 .map(Resolved::Choice)
                 .ok_or_else(bad),
+            // A choice among names that are numbers (a seat: `random`, `0`, `1`, …) also
+            // accepts the integer, as Python and gRPC callers pass it.
+            (OptionKind::Choice(names), OptionValue::Int(i)) => names
+                .iter()
+                .position(|n| *n == i.to_string())
+                .map(Resolved::Choice)
+                .ok_or_else(bad),
             _ => Err(bad()),
         }
     }
@@ -300,5 +307,19 @@ mod tests {
             OptionSpec::resolve("g", SPECS, &options([("scope", "game".into())])).unwrap_err();
         assert!(err.to_string().contains("one of match, deal"));
         assert!(OptionSpec::resolve("g", SPECS, &options([("b", 1.into())])).is_err());
+    }
+
+    #[test]
+    fn numeric_choices_accept_integers() {
+        const SEAT: &[OptionSpec] = &[OptionSpec {
+            name: "first_dealer",
+            kind: OptionKind::Choice(&["random", "0", "1"]),
+            default: "random",
+            doc: "",
+        }];
+        let r = OptionSpec::resolve("g", SEAT, &options([("first_dealer", 1.into())])).unwrap();
+        assert_eq!(r, vec![Resolved::Choice(2)]);
+        assert!(OptionSpec::resolve("g", SEAT, &options([("first_dealer", 2.into())])).is_err());
+        assert!(OptionSpec::resolve("g", SPECS, &options([("scope", 0.into())])).is_err());
     }
 }

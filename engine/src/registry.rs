@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::codec::{self, Record};
 use crate::games::avinas::{AvinasGame, AvinasState};
+use crate::games::cribbage::{CribbageGame, CribbageState};
 use crate::games::jass::{JassGame, JassState};
 use crate::games::klaberjass::{KlaberjassGame, KlaberjassState};
 use crate::{
@@ -13,7 +14,12 @@ use crate::{
 };
 
 /// Registered game names, in registry order.
-pub const GAME_NAMES: &[&str] = &[JassGame::NAME, KlaberjassGame::NAME, AvinasGame::NAME];
+pub const GAME_NAMES: &[&str] = &[
+    JassGame::NAME,
+    KlaberjassGame::NAME,
+    CribbageGame::NAME,
+    AvinasGame::NAME,
+];
 
 /// The names of all registered games.
 #[must_use]
@@ -30,6 +36,7 @@ pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
         JassGame::NAME => Ok(JassGame::option_specs()),
         AvinasGame::NAME => Ok(AvinasGame::option_specs()),
         KlaberjassGame::NAME => Ok(KlaberjassGame::option_specs()),
+        CribbageGame::NAME => Ok(CribbageGame::option_specs()),
         _ => Err(unknown_game(name)),
     }
 }
@@ -50,6 +57,7 @@ pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
         JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
         AvinasGame::NAME => Ok(AnyGame::Avinas(AvinasGame::from_options(options)?)),
         KlaberjassGame::NAME => Ok(AnyGame::Klaberjass(KlaberjassGame::from_options(options)?)),
+        CribbageGame::NAME => Ok(AnyGame::Cribbage(CribbageGame::from_options(options)?)),
         _ => Err(unknown_game(name)),
     }
 }
@@ -80,6 +88,8 @@ pub enum AnyGame {
     Avinas(AvinasGame),
     /// Klaberjass (two players).
     Klaberjass(KlaberjassGame),
+    /// Cribbage for 2, 3 or 4 players.
+    Cribbage(CribbageGame),
 }
 
 /// A state of any registered game. Equal states have the same game, history and position.
@@ -92,6 +102,8 @@ pub enum AnyState {
     Avinas(AvinasState),
     /// Klaberjass (two players).
     Klaberjass(KlaberjassState),
+    /// Cribbage for 2, 3 or 4 players.
+    Cribbage(CribbageState),
 }
 
 macro_rules! on_game {
@@ -100,6 +112,7 @@ macro_rules! on_game {
             AnyGame::Jass($g) => $e,
             AnyGame::Avinas($g) => $e,
             AnyGame::Klaberjass($g) => $e,
+            AnyGame::Cribbage($g) => $e,
         }
     };
 }
@@ -110,6 +123,7 @@ macro_rules! on_state {
             AnyState::Jass($s) => $e,
             AnyState::Avinas($s) => $e,
             AnyState::Klaberjass($s) => $e,
+            AnyState::Cribbage($s) => $e,
         }
     };
 }
@@ -134,6 +148,7 @@ macro_rules! wraps {
 wraps!(
     Jass(JassGame, JassState),
     Klaberjass(KlaberjassGame, KlaberjassState),
+    Cribbage(CribbageGame, CribbageState),
     Avinas(AvinasGame, AvinasState),
 );
 
@@ -264,6 +279,7 @@ impl AnyState {
             JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
             AvinasGame::NAME => rec.into_state::<AvinasGame>().map(AnyState::Avinas),
             KlaberjassGame::NAME => rec.into_state::<KlaberjassGame>().map(AnyState::Klaberjass),
+            CribbageGame::NAME => rec.into_state::<CribbageGame>().map(AnyState::Cribbage),
             other => Err(unknown_game(other)),
         }
     }

@@ -102,6 +102,33 @@ fn specs() -> Vec<(&'static str, &'static str, Options, u64)> {
             ]),
             3,
         ),
+        (
+            "cribbage_2p_deal",
+            "cribbage",
+            options([("scope", "deal".into())]),
+            1,
+        ),
+        (
+            "cribbage_3p_deal_after_last_player",
+            "cribbage",
+            options([
+                ("scope", OptionValue::from("deal")),
+                ("players", 3.into()),
+                ("new_series_leader", "after_last_player".into()),
+            ]),
+            2,
+        ),
+        (
+            "cribbage_4p_match_to_25",
+            "cribbage",
+            options([
+                ("players", OptionValue::from(4)),
+                ("target_score", 25.into()),
+                ("skunk_threshold", 16.into()),
+                ("first_dealer", "2".into()),
+            ]),
+            3,
+        ),
     ]
 }
 

@@ -41,14 +41,52 @@ fn option_sets(game: &str) -> Vec<Options> {
             // the game's default).
             if !o.contains_key("target_score") {
                 if let Ok(specs) = option_specs(game) {
-                    if let Some(spec) = specs.iter().find(|s| s.name == "target_score") {
-                        let default = spec.default.parse::<i64>().unwrap_or(1000);
-                        o.insert("target_score".into(), OptionValue::Int(default.min(1000)));
+                    let long = |d: &str| d.parse::<i64>().is_ok_and(|d| d > 1000);
+                    if specs
+                        .iter()
+                        .any(|s| s.name == "target_score" && long(s.default))
+                    {
+                        o.insert("target_score".into(), OptionValue::Int(1000));
                     }
                 }
             }
             out.push(o);
         }
+    }
+    // Games with a `players` option: the defaults at every player count, every other set at
+    // one player count in rotation (the first the game accepts: a seat option beyond the
+    // player count is rejected, which each game's own tests check).
+    let players = option_specs(game)
+        .expect("registered")
+        .iter()
+        .find(|s| s.name == "players")
+        .and_then(|s| match s.kind {
+            OptionKind::Int { min, max } => Some((min..=max).collect::<Vec<i64>>()),
+            _ => None,
+        });
+    if let Some(counts) = players {
+        let mut rotated = Vec::new();
+        for (i, o) in out.into_iter().enumerate() {
+            if o.contains_key("players") {
+                rotated.push(o);
+                continue;
+            }
+            let all = i < 2;
+            for k in 0..counts.len() {
+                let mut c = o.clone();
+                c.insert(
+                    "players".into(),
+                    OptionValue::Int(counts[(i + k) % counts.len()]),
+                );
+                if new_game(game, &c).is_ok() {
+                    rotated.push(c);
+                    if !all {
+                        break;
+                    }
+                }
+            }
+        }
+        out = rotated;
     }
     out
 }

@@ -14,6 +14,7 @@ The State API (names as in OpenSpiel)::
 Batched stepping in Rust: :class:`VectorEnv`. Wrappers for reinforcement learning (optional
 extras): :mod:`cardhouse.pettingzoo` (an AEC environment) and :mod:`cardhouse.gymnasium`
 (a single-agent environment). Every game the engine registers works with all of them.
+Game helpers: :mod:`cardhouse.cribbage` (the Cribbage hand scorer).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from cardhouse._core import (
 )
 
 if TYPE_CHECKING:
+    from cardhouse import cribbage as cribbage
     from cardhouse import gymnasium as gymnasium
     from cardhouse import pettingzoo as pettingzoo
 
@@ -74,11 +76,12 @@ __all__ = [
     "state_from_json",
 ]
 
-_LAZY_SUBMODULES = ("gymnasium", "pettingzoo")
+_LAZY_SUBMODULES = ("cribbage", "gymnasium", "pettingzoo")
 
 
 def __getattr__(name: str) -> Any:
-    """Imports the optional wrappers on first use (``cardhouse.pettingzoo.env(...)``)."""
+    """Imports the submodules on first use (``cardhouse.cribbage.score_hand(...)``,
+    ``cardhouse.pettingzoo.env(...)``)."""
     if name in _LAZY_SUBMODULES:
         import importlib
 

@@ -11,6 +11,7 @@
 //! the GIL would cost, so they keep it.
 
 mod convert;
+mod cribbage;
 mod errors;
 mod game;
 mod rng;
@@ -35,5 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(game::option_specs, m)?)?;
     m.add_function(wrap_pyfunction!(game::state_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(game::state_from_json, m)?)?;
+    cribbage::register(m)?;
     Ok(())
 }

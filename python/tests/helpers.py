@@ -12,9 +12,14 @@ import cardhouse
 def option_variants(name: str) -> list[dict[str, Any]]:
     """Option sets to test for a game, built from its specs only (no game knowledge): one
     deal with defaults, the default match, and one deal per non-default value of every
-    choice and bool option."""
+    choice and bool option and of every small integer option (at most 5 values, such as the
+    number of players). A variant the game rejects on its own (a seat beyond the default
+    number of players) is combined with the first value of a small integer option that makes
+    it valid."""
+    specs = cardhouse.option_specs(name)
+    small = [s for s in specs if s["kind"] == "int" and s["max"] - s["min"] <= 4]
     variants: list[dict[str, Any]] = [{"scope": "deal"}, {}]
-    for spec in cardhouse.option_specs(name):
+    for spec in specs:
         if spec["name"] == "scope":
             continue
         if spec["kind"] == "choice":
@@ -23,7 +28,28 @@ def option_variants(name: str) -> list[dict[str, Any]]:
                     variants.append({"scope": "deal", spec["name"]: choice})
         elif spec["kind"] == "bool":
             variants.append({"scope": "deal", spec["name"]: not spec["default"]})
-    return variants
+        elif spec in small:
+            for value in range(spec["min"], spec["max"] + 1):
+                if value != spec["default"]:
+                    variants.append({"scope": "deal", spec["name"]: value})
+    return [fitted for v in variants if (fitted := _fit(name, v, small)) is not None]
+
+
+def _fit(name: str, options: dict[str, Any], small: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """``options`` if the game accepts them, else completed by one small integer option."""
+    candidates = [options] + [
+        {**options, spec["name"]: value}
+        for spec in small
+        if spec["name"] not in options
+        for value in range(spec["min"], spec["max"] + 1)
+    ]
+    for candidate in candidates:
+        try:
+            cardhouse.new_game(name, **candidate)
+        except cardhouse.InvalidOptionError:
+            continue
+        return candidate
+    return None
 
 
 GAME_CONFIGS = [

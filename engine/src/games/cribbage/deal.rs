@@ -1,0 +1,128 @@
+//! The deal (§5): cards dealt one at a time from the dealer's left (3 players: then the blind
+//! crib card), the discards to the crib, the starter and his heels.
+
+use super::{CribbageState, Phase, card_action};
+use crate::{Action, Card, CardSet, Pack, Rank, Rng};
+
+/// The card bytes of the 52-card pack.
+const PACK_BYTES: [u8; 52] = {
+    let mut t = [0u8; 52];
+    let mut i = 0;
+    while i < 52 {
+        t[i] = (((i / 13) << 4) | (i % 13)) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The action id of each card byte (`suit * 16 + rank`; other bytes map to 0).
+const CARD_ACTION_OF_BYTE: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 52 {
+        t[((i / 13) << 4) | (i % 13)] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+impl CribbageState {
+    /// Seat that receives the `k`-th card of the deal, or `None` for the blind crib card.
+    pub(super) fn deal_target(&self, k: u8) -> Option<usize> {
+        let n = self.n();
+        if k < n * self.game.hand_size() {
+            Some(usize::from((self.dealer + 1 + k % n) % n))
+        } else {
+            None
+        }
+    }
+
+    pub(super) fn stock(&self) -> CardSet {
+        let dealt =
+            self.dealt_hands[0] | self.dealt_hands[1] | self.dealt_hands[2] | self.dealt_hands[3];
+        Pack::Full52.cards() - dealt - self.crib
+    }
+
+    pub(super) fn deal_card(&mut self, card: Card) {
+        match self.deal_target(self.dealt) {
+            Some(seat) => {
+                self.hands[seat].insert(card);
+                self.dealt_hands[seat].insert(card);
+            }
+            None => self.crib.insert(card),
+        }
+        self.dealt += 1;
+        self.push_log(card_action(card));
+        if self.dealt == self.game.deal_len() {
+            self.phase = Phase::Discard;
+            self.to_act = self.next(self.dealer);
+        }
+    }
+
+    /// The whole deal at once: a partial Fisher–Yates shuffle of the undealt cards, logged as
+    /// the outcomes of dealing them one by one.
+    pub(super) fn deal_rest<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let mut ids = PACK_BYTES;
+        let mut n = 52;
+        if self.dealt > 0 {
+            n = 0;
+            for c in self.stock().iter() {
+                ids[n] = c.to_u8();
+                n += 1;
+            }
+        }
+        let need = usize::from(self.game.deal_len() - self.dealt).min(n);
+        let hands_len = self.n() * self.game.hand_size();
+        let mut seat = match self.deal_target(self.dealt) {
+            Some(t) => t as u8,
+            None => 0,
+        };
+        for i in 0..need {
+            let j = i + rng.below((n - i) as u64) as usize;
+            ids.swap(i, j);
+            let card = CardSet::from_bits(1 << ids[i]);
+            if self.dealt < hands_len {
+                let h = usize::from(seat);
+                self.hands[h] |= card;
+                self.dealt_hands[h] |= card;
+                seat = self.next(seat);
+            } else {
+                self.crib |= card;
+            }
+            self.dealt += 1;
+            self.push_log(Action::from(CARD_ACTION_OF_BYTE[usize::from(ids[i])]));
+        }
+        if self.dealt == self.game.deal_len() {
+            self.phase = Phase::Discard;
+            self.to_act = self.next(self.dealer);
+        }
+    }
+
+    pub(super) fn discard(&mut self, card: Card) {
+        let seat = usize::from(self.to_act);
+        self.hands[seat].remove(card);
+        self.discards[seat].insert(card);
+        self.crib.insert(card);
+        if self.discards[seat].len() == usize::from(self.game.discards_each()) {
+            if self.to_act == self.dealer {
+                self.phase = Phase::Starter;
+            } else {
+                self.to_act = self.next(self.to_act);
+            }
+        }
+    }
+
+    pub(super) fn cut_starter(&mut self, card: Card) {
+        self.starter = Some(card);
+        self.push_log(card_action(card));
+        if card.rank() == Rank::Jack {
+            // His heels (§5.4).
+            self.heels = true;
+            if self.credit(self.game.side(self.dealer()), 2) {
+                return;
+            }
+        }
+        self.phase = Phase::Play;
+        self.to_act = self.next(self.dealer);
+    }
+}

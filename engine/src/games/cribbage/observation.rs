@@ -1,0 +1,133 @@
+//! The observation tensor of a seat: a flat `f32` vector, seats relative to the observer
+//! (relative seat 0 = the observer, 1 = the next player clockwise, …; slots of seats beyond
+//! the number of players stay 0). Cards are indexed by their action id
+//! ([`super::card_action`]: `suit lane * 13 + rank index`, lanes ♣ ♦ ♥ ♠, ranks 2..A).
+
+use super::{CribbageState, Phase, pack_cards};
+use crate::{CardSet, Error};
+
+/// Offsets and sizes of the observation, as named constants.
+pub mod layout {
+    /// Cards the observer holds now (52).
+    pub const HAND: usize = 0;
+    /// Cards the observer discarded to the crib in this deal (52).
+    pub const DISCARDS: usize = HAND + 52;
+    /// Cards laid in the play of this deal, by relative seat (4 × 52).
+    pub const LAID: usize = DISCARDS + 52;
+    /// The current series, most recent card first: one-hot rank per position, A..K (16 × 13).
+    pub const SERIES: usize = LAID + 4 * 52;
+    /// Positions kept of the series.
+    pub const SERIES_LEN: usize = 16;
+    /// The starter, once cut (52).
+    pub const STARTER: usize = SERIES + SERIES_LEN * 13;
+    /// The crib, once shown (52).
+    pub const CRIB: usize = STARTER + 52;
+    /// The count / 31 (1).
+    pub const COUNT: usize = CRIB + 52;
+    /// Who has said go in the current series, by relative seat (4).
+    pub const SAID_GO: usize = COUNT + 1;
+    /// Who laid the last card of the current series, one-hot relative seat (4).
+    pub const LAST: usize = SAID_GO + 4;
+    /// Phase one-hot: first dealer, deal, discard, starter, play, over (6).
+    pub const PHASE: usize = LAST + 4;
+    /// Dealer, one-hot relative seat (4).
+    pub const DEALER: usize = PHASE + 6;
+    /// Seat to act, one-hot relative seat; zeros at chance and terminal nodes (4).
+    pub const TO_ACT: usize = DEALER + 4;
+    /// Cards held per relative seat / 6 (4).
+    pub const HAND_SIZES: usize = TO_ACT + 4;
+    /// Score of each relative seat's side / target score (4).
+    pub const SCORES: usize = HAND_SIZES + 4;
+    /// Points of each relative seat's side in this deal / 31 (4).
+    pub const DEAL_POINTS: usize = SCORES + 4;
+    /// Total length: 52 + 52 + 208 + 208 + 52 + 52 + 1 + 4 + 4 + 6 + 4 + 4 + 4 + 4 + 4 = 659.
+    pub const TOTAL: usize = DEAL_POINTS + 4;
+}
+
+use layout::*;
+
+#[inline]
+fn cards(out: &mut [f32], offset: usize, set: CardSet) {
+    let packed = pack_cards(set);
+    for (i, slot) in out[offset..offset + 52].iter_mut().enumerate() {
+        *slot = (packed >> i & 1) as f32;
+    }
+}
+
+pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(), Error> {
+    let n = usize::from(s.game.players);
+    if seat >= n {
+        return Err(Error::InvalidSeat {
+            seat: seat as i64,
+            last: n - 1,
+        });
+    }
+    if out.len() != TOTAL {
+        return Err(Error::BufferSize {
+            got: out.len(),
+            expected: TOTAL,
+        });
+    }
+    let rel = |abs: usize| (abs + n - seat) % n;
+    cards(out, HAND, s.hands[seat]);
+    cards(out, DISCARDS, s.discards[seat]);
+    for r in 0..4 {
+        let laid = if r < n {
+            s.laid((seat + r) % n)
+        } else {
+            CardSet::EMPTY
+        };
+        cards(out, LAID + 52 * r, laid);
+    }
+    out[SERIES..STARTER].fill(0.0);
+    let in_play = s.phase == Phase::Play;
+    if in_play {
+        let len = usize::from(s.series_len).min(SERIES_LEN);
+        for k in 0..len {
+            let rank = usize::from(s.series[usize::from(s.series_len) - 1 - k]);
+            out[SERIES + 13 * k + rank] = 1.0;
+        }
+    }
+    cards(
+        out,
+        STARTER,
+        s.starter.map_or(CardSet::EMPTY, CardSet::single),
+    );
+    let crib_shown = s.shown > s.game.players;
+    cards(out, CRIB, if crib_shown { s.crib } else { CardSet::EMPTY });
+    out[COUNT..TOTAL].fill(0.0);
+    if in_play {
+        out[COUNT] = f32::from(s.count) / 31.0;
+        for p in 0..n {
+            if s.said_go >> p & 1 == 1 {
+                out[SAID_GO + rel(p)] = 1.0;
+            }
+        }
+        if s.series_len > 0 {
+            out[LAST + rel(usize::from(s.last))] = 1.0;
+        }
+    }
+    let phase = match s.phase {
+        Phase::FirstDealer => 0,
+        Phase::Deal => 1,
+        Phase::Discard => 2,
+        Phase::Starter => 3,
+        Phase::Play => 4,
+        Phase::Over => 5,
+    };
+    out[PHASE + phase] = 1.0;
+    if s.phase != Phase::FirstDealer {
+        out[DEALER + rel(usize::from(s.dealer))] = 1.0;
+    }
+    if let Some(p) = crate::State::current_player(s).seat() {
+        out[TO_ACT + rel(p)] = 1.0;
+    }
+    let target = s.game.target_score as f32;
+    for p in 0..n {
+        let side = s.game.side(p);
+        out[HAND_SIZES + rel(p)] = s.hands[p].len() as f32 / 6.0;
+        out[SCORES + rel(p)] = s.scores[side] as f32 / target;
+        out[DEAL_POINTS + rel(p)] = s.deal_points[side] as f32 / 31.0;
+    }
+    Ok(())
+}
