@@ -299,6 +299,12 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
         self.observation_shape().iter().product()
     }
 
+    /// The `ismcts` bot's default iterations per move: sized so that a move takes under
+    /// 20 ms on one core (games with cheap play-outs afford more).
+    fn default_ismcts_iterations(&self) -> u32 {
+        200
+    }
+
     /// The state before the first deal (a chance node).
     fn new_initial_state(&self) -> Self::State;
 }

@@ -253,11 +253,8 @@ fn seat_bots(seats: &[pb::SeatKind], ismcts_iterations: u32) -> Vec<Option<BotKi
             pb::SeatKind::RandomBot => Some(BotKind::Random),
             pb::SeatKind::HeuristicBot => Some(BotKind::Heuristic),
             pb::SeatKind::IsmctsBot => Some(BotKind::Ismcts(IsmctsConfig {
-                iterations: if ismcts_iterations == 0 {
-                    IsmctsConfig::default().iterations
-                } else {
-                    ismcts_iterations
-                },
+                // 0: the game's default.
+                iterations: ismcts_iterations,
                 ..IsmctsConfig::default()
             })),
             pb::SeatKind::Human | pb::SeatKind::Unspecified => None,

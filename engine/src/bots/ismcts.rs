@@ -20,12 +20,13 @@
 //! public facts), that iteration is skipped; if none of the first eight succeeds, the
 //! game's heuristic decides the move.
 
-use crate::{Action, Error, Player, Rng, State};
+use crate::{Action, Error, Game, Player, Rng, State};
 
 /// ISMCTS parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IsmctsConfig {
-    /// Iterations (determinizations) per move.
+    /// Iterations (determinizations) per move; 0 = the game's default
+    /// ([`crate::Game::default_ismcts_iterations`]).
     pub iterations: u32,
     /// UCB1 exploration constant.
     pub exploration: f64,
@@ -34,11 +35,11 @@ pub struct IsmctsConfig {
 }
 
 impl Default for IsmctsConfig {
-    /// 200 iterations: under 20 ms a move for Jass on one core of the development machine
-    /// (see the README's bot table), deterministic for a seed.
+    /// The game's default iterations (under 20 ms a move on one core of the development
+    /// machine; see the README's bot table), deterministic for a seed.
     fn default() -> Self {
         IsmctsConfig {
-            iterations: 200,
+            iterations: 0,
             exploration: 0.7,
             heuristic_playouts: true,
         }
@@ -86,7 +87,12 @@ pub fn search<S: State, R: Rng + ?Sized>(
     let mut scale = 1.0f64;
     let mut path: Vec<(u32, usize)> = Vec::with_capacity(64);
     let (mut searched, mut failures) = (0u32, 0u32);
-    for i in 0..config.iterations.max(1) {
+    let iterations = if config.iterations == 0 {
+        root.game().default_ismcts_iterations()
+    } else {
+        config.iterations
+    };
+    for i in 0..iterations.max(1) {
         if i > 0 && stop() {
             break;
         }
