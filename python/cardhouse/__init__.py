@@ -14,7 +14,8 @@ The State API (names as in OpenSpiel)::
 Batched stepping in Rust: :class:`VectorEnv`. Wrappers for reinforcement learning (optional
 extras): :mod:`cardhouse.pettingzoo` (an AEC environment) and :mod:`cardhouse.gymnasium`
 (a single-agent environment). Every game the engine registers works with all of them.
-Game helpers: :mod:`cardhouse.cribbage` (the Cribbage hand scorer).
+Game helpers: :mod:`cardhouse.cribbage` (the Cribbage hand scorer). Opponents:
+:mod:`cardhouse.bots` (random, heuristic and IS-MCTS bots).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from cardhouse._core import (
 )
 
 if TYPE_CHECKING:
+    from cardhouse import bots as bots
     from cardhouse import cribbage as cribbage
     from cardhouse import gymnasium as gymnasium
     from cardhouse import pettingzoo as pettingzoo
@@ -76,7 +78,7 @@ __all__ = [
     "state_from_json",
 ]
 
-_LAZY_SUBMODULES = ("cribbage", "gymnasium", "pettingzoo")
+_LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo")
 
 
 def __getattr__(name: str) -> Any:

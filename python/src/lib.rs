@@ -10,6 +10,7 @@
 //! `legal_actions`, …) take well under a microsecond, less than releasing and re-acquiring
 //! the GIL would cost, so they keep it.
 
+mod bots;
 mod convert;
 mod cribbage;
 mod errors;
@@ -37,5 +38,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(game::state_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(game::state_from_json, m)?)?;
     cribbage::register(m)?;
+    bots::register(m)?;
     Ok(())
 }

@@ -1,0 +1,168 @@
+//! `cardhouse.bots`: the engine's bots ([`cardhouse::bots`]) for Python.
+//!
+//! Registered on `cardhouse._core` as `_Bot` and `_make_bot`; `cardhouse/bots.py` exposes
+//! `random`, `heuristic`, `ismcts` and the `Bot` type.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use cardhouse::bots::{BotKind, IsmctsConfig};
+use cardhouse::{Player, SeededRng};
+use pyo3::prelude::*;
+
+use crate::errors::{Kind, ResultExt, new_err};
+use crate::game::PyGame;
+use crate::state::PyState;
+
+/// A bot: decides for one seat from what that seat knows only (never from hidden cards),
+/// deterministically for its seed and the sequence of calls.
+///
+/// ``bot.act(state)`` (or ``bot(state)``, the form Gymnasium opponents take) returns the
+/// action id it chooses for the seat to act; the state is not changed.
+#[pyclass(name = "Bot", module = "cardhouse.bots")]
+pub(crate) struct PyBot {
+    kind: BotKind,
+    game: Option<String>,
+    rng: Mutex<SeededRng>,
+    time_budget: Option<Duration>,
+    seed: u64,
+}
+
+#[pymethods]
+impl PyBot {
+    /// The bot's name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:N``.
+    #[getter]
+    fn name(&self) -> String {
+        self.kind.to_string()
+    }
+
+    /// The action id this bot chooses for ``seat`` (default: the seat to act) at ``state``.
+    ///
+    /// Raises:
+    ///     IllegalActionError: the seat is not to act (or the game is over).
+    ///     InvalidOptionError: the state is of another game than the bot was made for.
+    #[pyo3(signature = (state, seat=None))]
+    fn act(&self, py: Python<'_>, state: &PyState, seat: Option<usize>) -> PyResult<u32> {
+        let s = &state.state;
+        if let Some(name) = &self.game
+            && s.game().name() != name
+        {
+            return Err(new_err(
+                Kind::InvalidOption,
+                format!(
+                    "this bot was made for {name}; the state is a {} state",
+                    s.game().name()
+                ),
+            ));
+        }
+        let seat = match (seat, s.current_player()) {
+            (Some(seat), _) => seat,
+            (None, Player::Seat(seat)) => seat,
+            (None, Player::Chance) => {
+                return Err(new_err(
+                    Kind::IllegalAction,
+                    "a chance event is pending: no seat is to act".into(),
+                ));
+            }
+            (None, Player::Terminal) => {
+                return Err(new_err(
+                    Kind::IllegalAction,
+                    "the game is over: no seat is to act".into(),
+                ));
+            }
+        };
+        // The generator is copied out and back: no lock is held while the GIL is released
+        // (another thread waiting for it with the GIL held would deadlock).
+        let poisoned = |_| new_err(Kind::Cardhouse, "the bot's generator is poisoned".into());
+        let mut local = self.rng.lock().map_err(poisoned)?.clone();
+        let kind = &self.kind;
+        let budget = self.time_budget;
+        let chosen = py.detach(|| {
+            let start = Instant::now();
+            let mut stop = || budget.is_some_and(|b| start.elapsed() >= b);
+            s.bot_action(kind, seat, &mut local, &mut stop)
+        });
+        *self.rng.lock().map_err(poisoned)? = local;
+        chosen.py()
+    }
+
+    /// ``bot(state, rng=None)``: the same as ``bot.act(state)``, in the form of a
+    /// ``cardhouse.gymnasium`` opponent policy (``rng`` is ignored: the bot has its own).
+    #[pyo3(signature = (state, rng=None))]
+    fn __call__(&self, py: Python<'_>, state: &PyState, rng: Option<Py<PyAny>>) -> PyResult<u32> {
+        let _ = rng;
+        self.act(py, state, None)
+    }
+
+    fn __repr__(&self) -> String {
+        let mut out = format!("Bot({}, seed={}", self.kind, self.seed);
+        if let Some(g) = &self.game {
+            out.push_str(&format!(", game={g:?}"));
+        }
+        if let Some(b) = self.time_budget {
+            out.push_str(&format!(", time_budget={}", b.as_secs_f64()));
+        }
+        out.push(')');
+        out
+    }
+}
+
+/// Makes a bot (use ``cardhouse.bots.random`` / ``heuristic`` / ``ismcts``).
+#[pyfunction]
+#[pyo3(name = "_make_bot", signature = (kind, game=None, seed=0, iterations=None, time_budget=None))]
+pub(crate) fn make_bot(
+    kind: &str,
+    game: Option<PyRef<'_, PyGame>>,
+    seed: u64,
+    iterations: Option<u32>,
+    time_budget: Option<f64>,
+) -> PyResult<PyBot> {
+    let mut kind: BotKind = kind.parse().py()?;
+    if let Some(n) = iterations {
+        match kind {
+            BotKind::Ismcts(_) if (1..=1_000_000).contains(&n) => {
+                kind = BotKind::Ismcts(IsmctsConfig {
+                    iterations: n,
+                    ..IsmctsConfig::default()
+                });
+            }
+            BotKind::Ismcts(_) => {
+                return Err(new_err(
+                    Kind::InvalidOption,
+                    format!("iterations={n}: allowed 1 to 1000000"),
+                ));
+            }
+            _ => {
+                return Err(new_err(
+                    Kind::InvalidOption,
+                    format!("iterations apply to the ismcts bot only, not to {kind}"),
+                ));
+            }
+        }
+    }
+    let time_budget = match time_budget {
+        None => None,
+        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(new_err(
+                Kind::InvalidOption,
+                format!("time_budget={t}: give a positive number of seconds, or None"),
+            ));
+        }
+    };
+    Ok(PyBot {
+        kind,
+        game: game.map(|g| g.game.name().to_owned()),
+        rng: Mutex::new(SeededRng::new(seed)),
+        time_budget,
+        seed,
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.setattr("_Bot", py.get_type::<PyBot>())?;
+    // Private names stay out of the module's `__all__` (set, not added).
+    m.setattr("_make_bot", wrap_pyfunction!(make_bot, m)?)?;
+    Ok(())
+}
