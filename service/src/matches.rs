@@ -25,7 +25,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Action, AnyGame, AnyState, Player, Rng, SeededRng, Viewer};
-use tokio::sync::{Mutex, broadcast, mpsc, watch};
+use tokio::sync::{Mutex, OwnedMutexGuard, broadcast, mpsc, watch};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
@@ -40,7 +40,7 @@ use crate::error::{ApiError, guard};
 use crate::pb;
 use crate::pb::matches_server::Matches;
 use crate::shutdown::UntilShutdown;
-use crate::store::{STORED_FORMAT, Store, StoredMatch};
+use crate::store::{Ack, STORED_FORMAT, Store, StoredMatch};
 
 /// Salt that separates bot choices from chance draws of the same move number.
 const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
@@ -613,6 +613,72 @@ impl Drop for Reservation<'_> {
     }
 }
 
+/// A change whose write is queued and whose in-memory application must follow it. If the
+/// request is dropped while it waits (the client cancelled, or its deadline passed), `Drop`
+/// hands the rest to a task: it waits for the write and applies the change (or, if the write
+/// failed, leaves the match as it was), holding the match's lock throughout. So the durable
+/// and the in-memory match never differ, and the common path needs no task of its own.
+struct PendingCommit {
+    m: Option<OwnedMutexGuard<Match>>,
+    change: Option<(Live, Moves)>,
+    ack: Option<Ack>,
+}
+
+impl PendingCommit {
+    /// Waits for the write, then applies the change; returns the match's guard.
+    async fn finish(mut self) -> Result<OwnedMutexGuard<Match>, ApiError> {
+        let result = match self.ack.as_mut() {
+            Some(ack) => ack.wait_mut().await,
+            None => Ok(()),
+        };
+        self.ack = None;
+        let mut m = self
+            .m
+            .take()
+            .ok_or_else(|| ApiError::Internal("commit guard reused".into()))?;
+        let change = self.change.take();
+        apply_after(&mut m, change, result)?;
+        Ok(m)
+    }
+}
+
+impl Drop for PendingCommit {
+    fn drop(&mut self) {
+        let (Some(mut m), Some(ack)) = (self.m.take(), self.ack.take()) else {
+            return;
+        };
+        let change = self.change.take();
+        let finish = async move {
+            let result = ack.wait().await;
+            let _ = apply_after(&mut m, change, result);
+        };
+        // Without a runtime the process is ending; the store's log is the truth on restart.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(finish);
+        }
+    }
+}
+
+/// Applies `change` to the match once its write has `result`.
+fn apply_after(
+    m: &mut Match,
+    change: Option<(Live, Moves)>,
+    result: Result<(), crate::store::StoreError>,
+) -> Result<(), ApiError> {
+    if let Err(e) = result {
+        tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
+        return Err(ApiError::StoreFailed);
+    }
+    if let Some((live, moves)) = change {
+        m.live = live;
+        m.touched = Instant::now();
+        for c in moves.changes {
+            let _ = m.changes.send(Arc::new(c));
+        }
+    }
+    Ok(())
+}
+
 /// Runs a state-changing request in its own task and waits for it. If the client goes away
 /// (cancellation, deadline), the task still runs to the end: a change is written and applied
 /// in memory together, or neither. A client that did not see the reply learns the outcome
@@ -899,7 +965,7 @@ impl Hub {
     ) -> Result<pb::MatchView, ApiError> {
         let token = bearer(md)?;
         let m = self.get(&req.match_id)?;
-        let mut m = m.lock().await;
+        let m = m.lock_owned().await;
         let seat = match role_of(&m.meta, &token)? {
             Role::Seat(s) => s,
             Role::Owner | Role::Spectator => {
@@ -949,7 +1015,23 @@ impl Hub {
         })?;
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != pb::MatchStatus::Active;
-        self.commit(&mut m, live, moves, snapshot).await?;
+        let submitted = if snapshot {
+            self.store.submit_put(&stored(&m.meta, &live))
+        } else {
+            let from = m.live.state.move_number() as u64;
+            self.store.submit_append(&m.meta.id, from, &moves.actions)
+        };
+        let ack = submitted.map_err(|e| {
+            tracing::error!(match_id = %meta.id, error = %e, "storing a change failed");
+            ApiError::StoreFailed
+        })?;
+        // From here the change completes even if this request is dropped.
+        let pending = PendingCommit {
+            m: Some(m),
+            change: Some((live, moves)),
+            ack: Some(ack),
+        };
+        let mut m = pending.finish().await?;
         tracing::debug!(
             match_id = %meta.id,
             seat,
@@ -1332,9 +1414,10 @@ impl Matches for MatchesService {
     }
 
     async fn act(&self, req: Request<pb::ActRequest>) -> Reply<pb::ActResponse> {
-        let hub = Arc::clone(&self.hub);
+        // Not detached: `act` finishes its change itself if it is dropped mid-commit
+        // (`PendingCommit`), which spares the common path a task.
         let (md, _, req) = req.into_parts();
-        let view = detached(async move { hub.act(&md, req).await }).await?;
+        let view = self.hub.act(&md, req).await?;
         Ok(Response::new(pb::ActResponse { view: Some(view) }))
     }
 

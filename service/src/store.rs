@@ -334,15 +334,82 @@ impl Store {
         self.write(Write::Delete { key: id.to_owned() }).await
     }
 
-    async fn write(&self, write: Write) -> Result<(), StoreError> {
+    /// Queues the write of `m` (as [`Store::put`]) at once; its outcome comes from the
+    /// returned [`Ack`]. Queued writes are committed whether or not anyone waits for them.
+    ///
+    /// # Errors
+    /// If the store's writer is gone.
+    pub fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
+        self.submit(Write::Header {
+            key: m.id.clone(),
+            value: prost::Message::encode_to_vec(m),
+        })
+    }
+
+    /// Queues the append of `actions` (as [`Store::append`]) at once.
+    ///
+    /// # Errors
+    /// If the store's writer is gone.
+    pub fn submit_append(&self, id: &str, from: u64, actions: &[u32]) -> Result<Ack, StoreError> {
+        let entry = LogEntry {
+            id: id.to_owned(),
+            from,
+            actions: actions.to_vec(),
+            ..LogEntry::default()
+        };
+        self.submit(Write::Log {
+            value: prost::Message::encode_to_vec(&entry),
+        })
+    }
+
+    fn submit(&self, write: Write) -> Result<Ack, StoreError> {
         let Some(inner) = &self.inner else {
-            return Ok(());
+            return Ok(Ack(None));
         };
         let (ack, done) = oneshot::channel();
         inner
             .writes
             .send(Msg::Write(WriteOp { write, ack }))
             .map_err(|_| StoreError::WriterGone)?;
+        Ok(Ack(Some(done)))
+    }
+
+    async fn write(&self, write: Write) -> Result<(), StoreError> {
+        self.submit(write)?.wait().await
+    }
+}
+
+/// The outcome of a queued write, to wait for.
+#[derive(Debug)]
+pub struct Ack(Option<oneshot::Receiver<CommitResult>>);
+
+impl Ack {
+    /// Waits until the write is durable (or failed), without giving the acknowledgement up:
+    /// if the waiting future is dropped, the same `Ack` can still be waited for.
+    ///
+    /// # Errors
+    /// If the commit failed or the writer is gone.
+    pub async fn wait_mut(&mut self) -> Result<(), StoreError> {
+        let Some(done) = self.0.as_mut() else {
+            return Ok(());
+        };
+        let result = match done.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(what)) => Err(StoreError::Failed { what }),
+            Err(_) => Err(StoreError::WriterGone),
+        };
+        self.0 = None;
+        result
+    }
+
+    /// Waits until the write is durable (or failed).
+    ///
+    /// # Errors
+    /// If the commit failed or the writer is gone.
+    pub async fn wait(self) -> Result<(), StoreError> {
+        let Some(done) = self.0 else {
+            return Ok(());
+        };
         match done.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(what)) => Err(StoreError::Failed { what }),
