@@ -202,7 +202,7 @@ pub fn text(sim: &Simulation, r: &Report) -> String {
         "matches"
     };
     let mut out = format!(
-        "cardhouse simulate {} ({}): {} {unit}, {} matches in {:.1} s ({:.0} matches/s), seed {}, {} threads\n",
+        "cardhouse simulate {} ({}): {} {unit}, {} matches in {:.2} s ({:.0} matches/s), seed {}, {} threads\n",
         sim.game.name(),
         options_text(&sim.game),
         sim.matches,
