@@ -89,9 +89,9 @@ const CARD_OF_ACTION: [u8; 36] = {
     t
 };
 
-/// The mode of a deal (§6).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// The mode of a deal (§6). Serialized with the Swiss suit names of the action texts:
+/// `{"trump": "roses"}`, `"obenabe"`, `"undenufe"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// A suit is trump.
     Trump(Suit),
@@ -99,6 +99,31 @@ pub enum Mode {
     Obenabe,
     /// No trump, low wins.
     Undenufe,
+}
+
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Mode::Trump(suit) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("trump", suit.swiss_name())?;
+                m.end()
+            }
+            Mode::Obenabe => s.serialize_str("obenabe"),
+            Mode::Undenufe => s.serialize_str("undenufe"),
+        }
+    }
+}
+
+/// Serializes a rank in Swiss notation (`"U"`, `"O"`, `"9"`), as in card texts.
+pub(crate) fn swiss_rank<S: serde::Serializer>(rank: &Rank, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rank.swiss_short())
+}
+
+/// Serializes a suit by its Swiss name (`"roses"`), as in action texts.
+pub(crate) fn swiss_suit<S: serde::Serializer>(suit: &Suit, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(suit.swiss_name())
 }
 
 impl Mode {
@@ -929,6 +954,9 @@ impl JassState {
             scored,
         });
         if self.game.scope == Scope::Deal {
+            // The scores hold the deal's result, as after the first deal of a match (§11).
+            self.scores[0] += scored[0];
+            self.scores[1] += scored[1];
             self.phase = Phase::Over;
             return;
         }

@@ -102,7 +102,8 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
     cards(out, HAND, s.hands[seat]);
     let mut in_trick = [CardSet::EMPTY; 4];
-    if s.phase == Phase::Play {
+    // After an immediate end in the middle of a trick its cards stay on the table (§16).
+    if s.phase == Phase::Play || s.trick_len > 0 {
         let t = s.trick_no as usize;
         for (i, &c) in s.trick().iter().enumerate() {
             in_trick[rel((usize::from(s.leaders[t]) + i) % 4)] = CardSet::single(c);

@@ -159,7 +159,9 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
             }),
         })
         .collect();
-    let trick = if s.phase == Phase::Play {
+    // At an immediate end (`end_check = immediate`) the cards already laid to the unfinished
+    // trick stay public as the current trick (§16).
+    let trick = if s.phase == Phase::Play || s.trick_len > 0 {
         s.trick()
             .iter()
             .enumerate()
