@@ -202,6 +202,11 @@ fn no_hidden_information_reaches_a_seat() {
                     diff.is_empty(),
                     "observation of seat {viewer} leaks at {diff:?} (swapped {a} of seat {p} and {b} of seat {q})\n{s}\n{t}"
                 );
+                assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks"
+                );
                 let view = |st: &JassState, v| {
                     serde_json::to_value(st.view(v).expect("view")).expect("json")
                 };
@@ -364,4 +369,18 @@ fn resample_actually_varies_the_hidden_cards() {
         distinct.len() > 10,
         "resample does not vary the other hands"
     );
+}
+
+#[test]
+fn the_observation_has_518_values_as_documented() {
+    use cardhouse::games::jass::layout;
+    assert_eq!(layout::TOTAL, 518);
+    assert_eq!(JassGame::default().observation_shape(), vec![518]);
+    let names: Vec<&str> = JassGame::default()
+        .observation_layout()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names.first(), Some(&"hand"));
+    assert_eq!(names.last(), Some(&"scores"));
 }

@@ -106,14 +106,17 @@ impl PyState {
     }
 
     /// Resolves every pending chance event (the whole deal) until a seat acts or the game
-    /// ends; does nothing at a player node. Accepts the same ``seed`` as
-    /// ``apply_random_chance``. Games may shuffle once instead of drawing card by card, so the
-    /// result need not equal repeated ``apply_random_chance`` calls with the same generator.
+    /// ends. Accepts the same ``seed`` as ``apply_random_chance``. Games may shuffle once
+    /// instead of drawing card by card, so the result need not equal repeated
+    /// ``apply_random_chance`` calls with the same generator.
+    ///
+    /// Raises:
+    ///     IllegalActionError: this is not a chance node (as ``apply_random_chance``); the
+    ///         state is unchanged.
     fn resolve_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let source = RngSource::extract(seed)?;
         let state = &mut self.state;
-        source.run(|r| state.resolve_chance(r));
-        Ok(())
+        source.run(|r| state.resolve_chance(r)).py()
     }
 
     /// The legal actions of the seat to act (or the chance outcomes at a chance node), as an

@@ -142,7 +142,7 @@ async fn apply_chance_by_seed_equals_the_engine_generator() {
         .state
         .unwrap();
     let mut local = initial.clone();
-    local.resolve_chance(&mut SeededRng::new(99));
+    local.resolve_chance(&mut SeededRng::new(99)).unwrap();
     assert_eq!(dealt.state, local.to_bytes());
     // Text actions work as well as ids.
     let legal = engine
@@ -476,7 +476,7 @@ async fn errors_map_to_status_codes() {
 
     let game = cardhouse::new_game("jass", &Default::default()).unwrap();
     let mut dealt = game.new_initial_state();
-    dealt.resolve_chance(&mut SeededRng::new(1));
+    dealt.resolve_chance(&mut SeededRng::new(1)).unwrap();
     let apply = |a: u32| pb::ApplyActionRequest {
         state: dealt.to_bytes(),
         action: Some(pb::apply_action_request::Action::ActionId(a)),

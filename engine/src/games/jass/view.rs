@@ -298,3 +298,100 @@ pub(super) fn parse_action(s: &JassState, text: &str) -> Result<Action, Error> {
         "expected `play <card>` (e.g. `play UR`), `trump <acorns|roses|shields|bells>`, `obenabe`, `undenufe`, `schieben` or `wys ...`",
     ))
 }
+
+/// What `seat` knows as text, built from its own [`JassView`] only (so it cannot show more).
+pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, Error> {
+    use std::fmt::Write;
+    let v = view(s, Viewer::Seat(seat))?;
+    let cards = |c: &Option<SwissCards>| {
+        c.map_or_else(String::new, |c| {
+            c.0.iter().map(Card::swiss).collect::<Vec<_>>().join(" ")
+        })
+    };
+    let plays = |p: &[PlayView]| {
+        p.iter()
+            .map(|p| format!("{}:{}", p.seat, p.card))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::new();
+    let phase = match v.phase {
+        Phase::Deal => "deal",
+        Phase::ChooseMode => "choose mode",
+        Phase::Play => "play",
+        Phase::Over => "over",
+    };
+    let _ = writeln!(
+        out,
+        "jass, seat {seat} (team {}), deal {}, dealer {}, forehand {}, phase {phase}",
+        seat & 1,
+        v.deal_number,
+        v.dealer,
+        v.forehand
+    );
+    let _ = writeln!(out, "hand: {}", cards(&v.hands[seat]));
+    if let Some(m) = v.mode {
+        let _ = writeln!(
+            out,
+            "mode: {} x{}, chosen by seat {}{}",
+            m.name(),
+            v.multiplier.unwrap_or(1),
+            v.chooser.unwrap_or(0),
+            if v.pushed { " (pushed)" } else { "" }
+        );
+    } else if v.pushed {
+        let _ = writeln!(out, "mode: pushed (schieben)");
+    }
+    for (i, t) in v.tricks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "trick {}: {} -> seat {} ({} points)",
+            i + 1,
+            plays(&t.cards),
+            t.winner,
+            t.points
+        );
+    }
+    if !v.trick.is_empty() {
+        let _ = writeln!(out, "current trick: {}", plays(&v.trick));
+    }
+    for (p, a) in v.announcements.iter().enumerate() {
+        if a.made {
+            let _ = writeln!(
+                out,
+                "wys announced by seat {p}: {}",
+                serde_json::to_string(a).unwrap_or_default()
+            );
+        }
+    }
+    for (p, w) in v.wys.iter().enumerate() {
+        if let Some(items) = w.as_ref().filter(|w| !w.is_empty()) {
+            let names: Vec<String> = items
+                .iter()
+                .map(|i| format!("{} ({})", i.name, i.points))
+                .collect();
+            let _ = writeln!(out, "wys of seat {p}: {}", names.join(", "));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "deal points: {}:{}; scores: {}:{} (target {})",
+        v.deal_points[0], v.deal_points[1], v.scores[0], v.scores[1], v.target_score
+    );
+    match v.to_act {
+        Some(p) if p == seat => {
+            let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();
+            let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
+        }
+        Some(p) => {
+            let _ = write!(out, "to act: seat {p}");
+        }
+        None if v.phase == Phase::Over => {
+            let _ = write!(out, "game over; returns {:?}", v.returns);
+        }
+        None => {
+            let _ = write!(out, "to act: chance (dealing)");
+        }
+    }
+    Ok(out)
+}
