@@ -62,13 +62,13 @@ impl PyGame {
         self.game.num_players()
     }
 
-    /// Size of the player action space: action ids are ``0..num_distinct_actions``.
+    /// Size of the player action space: action ids are 0 to ``num_distinct_actions - 1``.
     #[getter]
     fn num_distinct_actions(&self) -> usize {
         self.game.num_distinct_actions()
     }
 
-    /// Size of the chance outcome space: outcome ids are ``0..max_chance_outcomes``.
+    /// Size of the chance outcome space: outcome ids are 0 to ``max_chance_outcomes - 1``.
     #[getter]
     fn max_chance_outcomes(&self) -> usize {
         self.game.max_chance_outcomes()

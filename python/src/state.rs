@@ -17,7 +17,7 @@ use crate::game::PyGame;
 /// ``resolve_chance(seed)``), from ``clone()``, or by decoding ``to_bytes()`` / ``to_json()``
 /// output. States pickle (through ``to_bytes``) and copy.
 ///
-/// Player ids follow OpenSpiel: ``current_player`` is a seat ``0..num_players``,
+/// Player ids follow OpenSpiel: ``current_player`` is a seat (0 to ``num_players - 1``),
 /// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
 /// Two states are ``==`` when they are the same position of the same game with the same
 /// history; states are mutable, so they are not hashable.
@@ -64,8 +64,8 @@ impl PyState {
         }
     }
 
-    /// Who acts now: a seat ``0..num_players``, ``cardhouse.CHANCE`` (-1) at a chance node,
-    /// or ``cardhouse.TERMINAL`` (-4) when the game is over.
+    /// Who acts now: a seat (0 to ``num_players - 1``), ``cardhouse.CHANCE`` (-1) at a chance
+    /// node, or ``cardhouse.TERMINAL`` (-4) when the game is over.
     #[getter]
     fn current_player(&self) -> i32 {
         self.state.current_player().to_i32()
