@@ -355,14 +355,40 @@ pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, E
     if !v.trick.is_empty() {
         let _ = writeln!(out, "current trick: {}", plays(&v.trick));
     }
-    for (p, a) in v.announcements.iter().enumerate() {
-        if a.made {
-            let _ = writeln!(
-                out,
-                "wys announced by seat {p}: {}",
-                serde_json::to_string(a).unwrap_or_default()
-            );
-        }
+    let said: Vec<String> = v
+        .announcements
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.made)
+        .map(|(p, a)| {
+            let mut t = match a.said {
+                super::Said::NoWys => "no Wys".to_owned(),
+                super::Said::Good => "good".to_owned(),
+                super::Said::Points | super::Said::Nothing => {
+                    a.points.map_or_else(String::new, |pts| format!("{pts}"))
+                }
+            };
+            if let Some(c) = a.cards {
+                let _ = write!(t, ", {c} cards");
+            }
+            if let Some(r) = a.top {
+                let _ = write!(t, ", top {}", r.swiss_short());
+            }
+            if let Some(trump) = a.trump {
+                t.push_str(if trump {
+                    ", in trumps"
+                } else {
+                    ", not in trumps"
+                });
+            }
+            if a.best {
+                t.push_str(" (best so far)");
+            }
+            format!("seat {p}: {t}")
+        })
+        .collect();
+    if !said.is_empty() {
+        let _ = writeln!(out, "wys announced: {}", said.join("; "));
     }
     for (p, w) in v.wys.iter().enumerate() {
         if let Some(items) = w.as_ref().filter(|w| !w.is_empty()) {
