@@ -158,7 +158,6 @@ def test_openspiel_game_information(name: str) -> None:
     for scope in ("deal", "match"):
         game = cardhouse.new_game(name, scope=scope)
         assert game.min_utility() < 0 < game.max_utility()
-        assert game.min_utility() == -game.max_utility()  # zero-sum between two sides
         info = game.get_type()
         assert info["short_name"] == name and info["long_name"]
         assert info["num_players"] == game.num_players
