@@ -497,6 +497,11 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Resolves every pending chance event from `rng` until a seat acts or the game ends.
     /// Games may draw a whole deal at once (a shuffle); the result for a given `rng` stream is
     /// fixed, but it need not equal repeated [`State::apply_random_chance`] calls.
+    ///
+    /// This is the unchecked form for hot loops: at a player node or a terminal state it
+    /// changes nothing. The checked form, [`crate::AnyState::resolve_chance`] (used by the
+    /// Python module and the gRPC service), reports [`Error::WrongNode`] there, as
+    /// [`State::apply_random_chance`] does.
     fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         while self.is_chance_node() {
             // Cannot fail: we are at a chance node.

@@ -29,18 +29,20 @@ def test_the_abi3_wheel_runs_the_readme_example_without_rust(tmp_path: Path) -> 
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
-    # PATH without any directory holding a Rust toolchain, and no Cargo/rustup variables.
+    # PATH without any directory holding a Rust toolchain or a build backend (the test
+    # environment's own venv has maturin), and no Cargo/rustup variables.
+    tools = ("cargo", "rustc", "rustup", "maturin")
     rust_free = [
         p
         for p in os.environ.get("PATH", "").split(os.pathsep)
-        if p and not any((Path(p) / tool).exists() for tool in ("cargo", "rustc", "rustup"))
+        if p and not any((Path(p) / tool).exists() for tool in tools)
     ]
     path = os.pathsep.join([str(python.parent), *rust_free])
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP", "RUST"))}
     env.update(PATH=path, PYTHONNOUSERSITE="1")
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
-    for tool in ("cargo", "rustc", "rustup", "maturin"):
+    for tool in tools:
         assert shutil.which(tool, path=path) is None, f"{tool} is on the test's PATH"
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
