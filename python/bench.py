@@ -18,11 +18,19 @@ figure. Run: ``python python/bench.py [--seconds 3]``.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
-import numpy as np
+# Python puts this script's directory first on sys.path, and there `cardhouse/` is the source
+# package without its compiled extension: drop that entry so that the installed package is
+# imported (an editable install adds the directory again through its own .pth entry).
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    del sys.path[0]
 
-import cardhouse
+import numpy as np  # noqa: E402
+
+import cardhouse  # noqa: E402
 
 OPTIONS = {"scope": "deal", "wys": "auto"}
 

@@ -32,12 +32,19 @@ export PATH="$PWD/.venv/bin:$PATH" # as `source .venv/bin/activate`: the build b
 "$VPY" -m pip install --quiet --upgrade "pip>=24"
 "$VPY" -m pip install --quiet \
   "maturin>=1.9.4,<2" "numpy>=1.26,<3" "pytest>=8,<9" \
-  "pettingzoo>=1.25,<2" "gymnasium>=1.1,<2" "mypy>=1.15,<2"
-# The same install as the README's `pip install ./python` (maturin is the PEP 517 backend),
-# without build isolation so that the pinned maturin above is used and no download is needed.
-"$VPY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps ./python
+  "pettingzoo>=1.25,<2" "gymnasium>=1.1,<2" "mypy>=1.15,<2" \
+  "matplotlib>=3.7,<4" "nbformat>=5.9,<6" "nbclient>=0.9,<1" "ipykernel>=6.25,<8"
+# The abi3 wheel (CPython >= 3.9) that maturin builds for the README's `pip install ./python`,
+# built once into a temporary directory (never committed) and installed from there; with the
+# pinned maturin above, so no download is needed. test_wheel.py installs the same wheel into
+# a fresh virtual environment without Rust on PATH.
+WHEEL_DIR="$(mktemp -d)"
+trap 'rm -rf "$WHEEL_DIR"' EXIT
+maturin build --quiet --release -m python/Cargo.toml --out "$WHEEL_DIR"
+WHEEL="$(ls "$WHEEL_DIR"/cardhouse-*-cp39-abi3-*.whl)"
+"$VPY" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 "$VPY" -m mypy.stubtest cardhouse
-"$VPY" -m pytest python/tests -q -p no:cacheprovider
+CARDHOUSE_WHEEL="$WHEEL" "$VPY" -m pytest python/tests -q -p no:cacheprovider
 
 # ---------------------------------------------------------------------------------------------
 # gRPC client section (tests/grpc): a Python grpcio client drives a whole match on the real

@@ -31,7 +31,7 @@ fn main() -> Result<(), cardhouse::Error> {
         let mut prev: Option<LastDeal> = None;
         while !state.is_terminal() {
             match state.current_player() {
-                Player::Chance => state.resolve_chance(&mut chance),
+                Player::Chance => state.resolve_chance(&mut chance)?,
                 Player::Seat(s) => {
                     let a = state.bot_action(&bot, s, &mut rngs[s], &mut || false)?;
                     state.apply(a)?;

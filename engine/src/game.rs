@@ -12,8 +12,15 @@
 //!   accepts both kinds, so a history is one list.
 //! * **Randomness** comes only from an [`Rng`] argument; a state never stores one, so search
 //!   code cannot peek at future cards.
-//! * **Hidden information.** [`State::write_observation`], [`State::view`] and
-//!   [`State::action_to_string_for`] for a seat depend only on what that seat may know.
+//! * **Hidden information.** [`State::write_observation`], [`State::observation_string`],
+//!   [`State::view`] and [`State::action_to_string_for`] for a seat depend only on what that
+//!   seat may know. [`fmt::Display`] of a state is the omniscient text (every hand), for
+//!   debugging only.
+//! * **Returns** lie in [`Game::min_return`]`..=`[`Game::max_return`]; the observation's
+//!   named slices and their bounds are [`Game::observation_layout`].
+//! * **Serialization**: [`State::to_bytes`] / [`State::to_json`] and
+//!   [`Game::state_from_bytes`] / [`Game::state_from_json`] on every game (the format is
+//!   [`crate::codec`]'s); [`crate::state_from_bytes`] decodes a state of any game.
 
 use std::fmt;
 
@@ -259,6 +266,59 @@ impl std::ops::DerefMut for SeatValues {
     }
 }
 
+/// One named slice of an observation tensor: `offset..offset + shape.iter().product()` of
+/// the flat vector, with the bounds every value in it keeps.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ObservationSlice {
+    /// Short snake_case name, e.g. `hand`.
+    pub name: &'static str,
+    /// Index of the first value in the flat observation.
+    pub offset: usize,
+    /// Shape of the slice (row-major), e.g. `[4, 36]` for four seats' card sets.
+    pub shape: Vec<usize>,
+    /// What the values mean (seats relative to the observer, scaling, ...).
+    pub meaning: &'static str,
+    /// Smallest value any entry of this slice takes.
+    pub low: f32,
+    /// Largest value any entry of this slice takes.
+    pub high: f32,
+}
+
+impl ObservationSlice {
+    /// Number of values (product of the shape).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True for an empty slice.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Static facts about a game, as OpenSpiel's `GameType` states them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameType {
+    /// Registry name, e.g. `jass`.
+    pub short_name: &'static str,
+    /// Full name, e.g. `Swiss Jass, Schieber`.
+    pub long_name: &'static str,
+    /// `sequential`: one seat acts at a time.
+    pub dynamics: &'static str,
+    /// `explicit_stochastic`: chance nodes with listed outcomes (deals, cuts).
+    pub chance_mode: &'static str,
+    /// `imperfect_information`: hands are hidden.
+    pub information: &'static str,
+    /// `zero_sum`, `constant_sum` or `general_sum`.
+    pub utility: &'static str,
+    /// `terminal`: rewards only at the end (returns are 0 before).
+    pub reward_model: &'static str,
+    /// Number of seats under these options.
+    pub num_players: usize,
+}
+
 /// A validated game configuration. Cheap to copy or clone.
 pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// The state type of this game.
@@ -307,6 +367,83 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
 
     /// The state before the first deal (a chance node).
     fn new_initial_state(&self) -> Self::State;
+
+    /// The smallest value any seat's return can take under these options (a bound: no
+    /// terminal state returns less). Each game documents it beside its returns.
+    fn min_return(&self) -> f64;
+
+    /// The largest value any seat's return can take under these options.
+    fn max_return(&self) -> f64;
+
+    /// The most player actions (chance outcomes not counted) any game under these options
+    /// takes; `None` if there is no bound (a match that may go on while scores tie).
+    fn max_game_length(&self) -> Option<usize> {
+        None
+    }
+
+    /// The named slices of [`State::write_observation`]'s output, in order, covering it
+    /// exactly. The default is one slice `observation` without known bounds; games document
+    /// their layout here.
+    fn observation_layout(&self) -> Vec<ObservationSlice> {
+        vec![ObservationSlice {
+            name: "observation",
+            offset: 0,
+            shape: self.observation_shape(),
+            meaning: "the whole observation",
+            low: f32::MIN,
+            high: f32::MAX,
+        }]
+    }
+
+    /// Static facts: every cardhouse game so far is sequential, with explicit chance,
+    /// imperfect information, zero-sum returns given at the end. Games override what differs
+    /// (the long name at least).
+    fn game_type(&self) -> GameType {
+        GameType {
+            short_name: Self::NAME,
+            long_name: Self::NAME,
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: self.num_players(),
+        }
+    }
+
+    /// Decodes [`State::to_bytes`] output of a state of this game with these options.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] (malformed, another game, other options), [`Error::RulesVersion`].
+    fn state_from_bytes(&self, bytes: &[u8]) -> Result<Self::State, Error> {
+        self.state_from_record(crate::codec::Record::from_bytes(bytes)?)
+    }
+
+    /// Decodes [`State::to_json`] output of a state of this game with these options.
+    ///
+    /// # Errors
+    /// As [`Game::state_from_bytes`].
+    fn state_from_json(&self, text: &str) -> Result<Self::State, Error> {
+        self.state_from_record(crate::codec::Record::from_json(text)?)
+    }
+
+    /// Rebuilds a decoded record, checking that it is of this game with these options.
+    ///
+    /// # Errors
+    /// As [`Game::state_from_bytes`].
+    #[doc(hidden)]
+    fn state_from_record(&self, record: crate::codec::Record) -> Result<Self::State, Error> {
+        let state = record.into_state::<Self>()?;
+        if state.game().options() != self.options() {
+            return Err(Error::Decode(format!(
+                "state is for {} with options {:?}, not with options {:?}",
+                Self::NAME,
+                state.game().options(),
+                self.options()
+            )));
+        }
+        Ok(state)
+    }
 }
 
 /// A position in a game. See the module docs for the contract shared by all methods.
@@ -374,6 +511,11 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// Resolves every pending chance event from `rng` until a seat acts or the game ends.
     /// Games may draw a whole deal at once (a shuffle); the result for a given `rng` stream is
     /// fixed, but it need not equal repeated [`State::apply_random_chance`] calls.
+    ///
+    /// This is the unchecked form for hot loops: at a player node or a terminal state it
+    /// changes nothing. The checked form, [`crate::AnyState::resolve_chance`] (used by the
+    /// Python module and the gRPC service), reports [`Error::WrongNode`] there, as
+    /// [`State::apply_random_chance`] does.
     fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         while self.is_chance_node() {
             // Cannot fail: we are at a chance node.
@@ -444,6 +586,18 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
         Ok(out)
     }
 
+    /// A text of what `seat` knows, safe to show to that seat (its own hand, public cards,
+    /// scores; never another seat's hidden cards). The default is the seat's
+    /// [`State::view`] as JSON; games override it with a readable text. (The
+    /// [`fmt::Display`] text is omniscient.)
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        let view = self.view(Viewer::Seat(seat))?;
+        Ok(serde_json::to_string(&view).unwrap_or_default())
+    }
+
     /// The structured record of what `viewer` may see.
     ///
     /// # Errors
@@ -493,6 +647,20 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// # Errors
     /// [`Error::WrongNode`] if `seat` is not to act.
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error>;
+    /// Compact versioned bytes (game, options, rules version, history; see
+    /// [`crate::codec`]). Decode with [`Game::state_from_bytes`] or
+    /// [`crate::state_from_bytes`].
+    #[must_use]
+    fn to_bytes(&self) -> Vec<u8> {
+        crate::codec::Record::of(self).to_bytes()
+    }
+
+    /// Versioned JSON of the same record. Decode with [`Game::state_from_json`] or
+    /// [`crate::state_from_json`].
+    #[must_use]
+    fn to_json(&self) -> String {
+        crate::codec::Record::of(self).to_json()
+    }
 }
 
 #[cfg(test)]

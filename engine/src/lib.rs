@@ -7,7 +7,7 @@
 //! let game = new_game("jass", &options([("scope", "deal".into()), ("wys", "auto".into())]))?;
 //! let mut state = game.new_initial_state();
 //! let mut rng = SeededRng::new(7);
-//! state.resolve_chance(&mut rng); // the deal
+//! state.resolve_chance(&mut rng)?; // the deal
 //! while !state.is_terminal() {
 //!     let legal = state.legal_actions();
 //!     let action = legal.choose(&mut rng).expect("a seat to act has a legal action");
@@ -20,7 +20,8 @@
 //! # Ok::<(), cardhouse::Error>(())
 //! ```
 //!
-//! The [`State`] trait is the contract every game implements; [`AnyGame`] and [`AnyState`]
+//! The [`State`] and [`Game`] traits are the contract every game implements (read the
+//! [`game`] module first); [`AnyGame`] and [`AnyState`]
 //! wrap all registered games for callers that choose a game at run time.
 
 pub mod bots;
@@ -28,7 +29,7 @@ mod card_set;
 mod cards;
 pub mod codec;
 mod error;
-mod game;
+pub mod game;
 pub mod games;
 mod options;
 mod registry;
@@ -38,8 +39,8 @@ pub use card_set::CardSet;
 pub use cards::{Card, Pack, Rank, Suit};
 pub use error::Error;
 pub use game::{
-    Action, ActionIter, ActionSet, CHANCE, Game, MAX_ACTIONS, Player, SeatValues, State, TERMINAL,
-    Viewer,
+    Action, ActionIter, ActionSet, CHANCE, Game, GameType, MAX_ACTIONS, ObservationSlice, Player,
+    SeatValues, State, TERMINAL, Viewer,
 };
 pub use options::{OptionKind, OptionSpec, OptionValue, Options, Resolved, Scope, options};
 pub use registry::{

@@ -10,7 +10,8 @@ use crate::games::cribbage::{CribbageGame, CribbageState};
 use crate::games::jass::{JassGame, JassState};
 use crate::games::klaberjass::{KlaberjassGame, KlaberjassState};
 use crate::{
-    Action, ActionSet, Error, Game, OptionSpec, Options, Player, Rng, SeatValues, State, Viewer,
+    Action, ActionSet, Error, Game, GameType, ObservationSlice, OptionSpec, Options, Player, Rng,
+    SeatValues, State, Viewer,
 };
 
 /// Registered game names, in registry order.
@@ -223,6 +224,36 @@ impl AnyGame {
         on_game!(self, g => g.observation_len())
     }
 
+    /// See [`Game::min_return`].
+    #[must_use]
+    pub fn min_return(&self) -> f64 {
+        on_game!(self, g => g.min_return())
+    }
+
+    /// See [`Game::max_return`].
+    #[must_use]
+    pub fn max_return(&self) -> f64 {
+        on_game!(self, g => g.max_return())
+    }
+
+    /// See [`Game::max_game_length`].
+    #[must_use]
+    pub fn max_game_length(&self) -> Option<usize> {
+        on_game!(self, g => g.max_game_length())
+    }
+
+    /// See [`Game::observation_layout`].
+    #[must_use]
+    pub fn observation_layout(&self) -> Vec<ObservationSlice> {
+        on_game!(self, g => g.observation_layout())
+    }
+
+    /// See [`Game::game_type`].
+    #[must_use]
+    pub fn game_type(&self) -> GameType {
+        on_game!(self, g => g.game_type())
+    }
+
     /// The initial state (a chance node).
     #[must_use]
     pub fn new_initial_state(&self) -> AnyState {
@@ -336,9 +367,19 @@ impl AnyState {
         on_state!(self, s => s.apply_random_chance(rng))
     }
 
-    /// See [`State::resolve_chance`].
-    pub fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        on_state!(self, s => s.resolve_chance(rng))
+    /// See [`State::resolve_chance`], checked like [`AnyState::apply_random_chance`]: every
+    /// pending chance event is resolved.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] at a player node or a terminal state (nothing changes).
+    pub fn resolve_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
+        if !self.is_chance_node() {
+            return Err(Error::WrongNode(
+                "no chance event is pending: a seat is to act or the game is over".into(),
+            ));
+        }
+        on_state!(self, s => s.resolve_chance(rng));
+        Ok(())
     }
 
     /// See [`State::apply`].
@@ -358,6 +399,26 @@ impl AnyState {
     #[must_use]
     pub fn action_to_string(&self, action: Action) -> String {
         on_state!(self, s => s.action_to_string(action))
+    }
+
+    /// [`State::action_to_string`], checked: an id outside the action space of this node
+    /// (the chance outcomes at a chance node) is an error instead of a placeholder text.
+    ///
+    /// # Errors
+    /// [`Error::UnknownAction`] naming the range.
+    pub fn checked_action_to_string(&self, action: Action) -> Result<String, Error> {
+        let (space, what) = if self.is_chance_node() {
+            (self.game().max_chance_outcomes(), "chance outcome ids")
+        } else {
+            (self.game().num_distinct_actions(), "action ids")
+        };
+        if action as usize >= space {
+            return Err(Error::UnknownAction {
+                action: i64::from(action),
+                reason: format!("{what} of {} are 0 to {}", self.game().name(), space - 1),
+            });
+        }
+        Ok(self.action_to_string(action))
     }
 
     /// See [`State::action_to_string_for`].
@@ -402,6 +463,14 @@ impl AnyState {
     /// [`Error::InvalidSeat`].
     pub fn observation(&self, seat: usize) -> Result<Vec<f32>, Error> {
         on_state!(self, s => s.observation(seat))
+    }
+
+    /// See [`State::observation_string`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidSeat`].
+    pub fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        on_state!(self, s => s.observation_string(seat))
     }
 
     /// [`State::view`] as JSON.

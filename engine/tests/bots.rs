@@ -28,7 +28,7 @@ fn decision_points(game: &AnyGame, seed: u64, mut check: impl FnMut(&AnyState, u
     let mut state = game.new_initial_state();
     while !state.is_terminal() {
         match state.current_player() {
-            Player::Chance => state.resolve_chance(&mut rng),
+            Player::Chance => state.resolve_chance(&mut rng).expect("chance node"),
             Player::Seat(s) => {
                 check(&state, s);
                 let a = state.legal_actions().choose(&mut rng).expect("legal");

@@ -72,6 +72,43 @@ fn cards_are_conserved_at_every_step() {
     }
 }
 
+/// Cards in the omniscient view: every hand, the completed tricks and the current trick.
+fn view_card_count(s: &JassState) -> usize {
+    let v = s.view(Viewer::Omniscient).expect("view");
+    (0..4).map(|p| s.hand(p).len()).sum::<usize>() + v.tricks.len() * 4 + v.trick.len()
+}
+
+#[test]
+fn an_immediate_end_in_the_middle_of_a_trick_keeps_its_cards_in_the_view() {
+    // §16 `end_check = immediate`: a Stöck can end the game with cards already laid to an
+    // unfinished trick; they stay public as the current trick (view and observation).
+    let mut mid_trick = 0;
+    for seed in 0..400 {
+        let g = game(&[
+            ("end_check", "immediate"),
+            ("target_score", "20"),
+            ("stoeck_suits", "any_suit"),
+        ]);
+        let s = play(g, seed, |_, _| {});
+        assert_eq!(
+            view_card_count(&s),
+            36,
+            "seed {seed}: cards vanished from the view"
+        );
+        let v = s.view(Viewer::Spectator).expect("view");
+        if !v.trick.is_empty() {
+            mid_trick += 1;
+            let obs = s.observation(0).expect("observation");
+            let in_trick: f32 = obs
+                [cardhouse::games::jass::layout::TRICK..cardhouse::games::jass::layout::PLAYED]
+                .iter()
+                .sum();
+            assert_eq!(in_trick as usize, v.trick.len(), "seed {seed}: observation");
+        }
+    }
+    assert!(mid_trick > 0, "no game ended in the middle of a trick");
+}
+
 #[test]
 fn every_deal_is_worth_157_with_the_last_trick_in_every_mode() {
     let mut modes_seen = std::collections::HashSet::new();
@@ -164,6 +201,11 @@ fn no_hidden_information_reaches_a_seat() {
                 assert!(
                     diff.is_empty(),
                     "observation of seat {viewer} leaks at {diff:?} (swapped {a} of seat {p} and {b} of seat {q})\n{s}\n{t}"
+                );
+                assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks"
                 );
                 let view = |st: &JassState, v| {
                     serde_json::to_value(st.view(v).expect("view")).expect("json")
@@ -327,4 +369,18 @@ fn resample_actually_varies_the_hidden_cards() {
         distinct.len() > 10,
         "resample does not vary the other hands"
     );
+}
+
+#[test]
+fn the_observation_has_518_values_as_documented() {
+    use cardhouse::games::jass::layout;
+    assert_eq!(layout::TOTAL, 518);
+    assert_eq!(JassGame::default().observation_shape(), vec![518]);
+    let names: Vec<&str> = JassGame::default()
+        .observation_layout()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names.first(), Some(&"hand"));
+    assert_eq!(names.last(), Some(&"scores"));
 }

@@ -1224,13 +1224,15 @@ fn unknown_action_ids_unparsable_text_and_game_over_errors() {
     // At the deal, only card ids 0..36 exist.
     let before = view_json(&s);
     match s.apply(36) {
-        Err(Error::UnknownAction { reason, .. }) => assert!(reason.contains("0..36"), "{reason}"),
+        Err(Error::UnknownAction { reason, .. }) => assert!(reason.contains("0 to 35"), "{reason}"),
         r => panic!("{r:?}"),
     }
     assert_eq!(view_json(&s), before);
     s.resolve_chance(&mut SeededRng::new(1));
     match s.apply(9999) {
-        Err(Error::UnknownAction { reason, .. }) => assert!(reason.contains("0..164"), "{reason}"),
+        Err(Error::UnknownAction { reason, .. }) => {
+            assert!(reason.contains("0 to 163"), "{reason}")
+        }
         r => panic!("{r:?}"),
     }
     match s.string_to_action("trump hearts please") {
@@ -2410,7 +2412,13 @@ fn scope_deal_terminal_after_one_deal_target_does_not_apply() {
     let s = e6_state(&[("scope", "deal"), ("target_score", "1")]);
     assert!(s.is_terminal());
     assert_eq!(s.winner(), None);
-    assert_eq!(s.scores(), [0, 0]);
+    // The cumulative scores hold the deal's scored totals, as after deal 1 of a match.
+    assert_eq!(s.scores(), s.last_deal().unwrap().scored);
+    let json = serde_json::to_value(s.view(Viewer::Seat(0)).unwrap()).unwrap();
+    assert_eq!(
+        json["scores"],
+        serde_json::json!(s.last_deal().unwrap().scored)
+    );
     assert_eq!(&s.returns()[..], &[-122.0, 122.0, -122.0, 122.0]);
     let s = e6_state(&[("scope", "deal"), ("target_score", "100000")]);
     assert!(s.is_terminal());
@@ -2543,5 +2551,49 @@ fn bad_option_values_name_the_key_and_the_allowed_values() {
         ("scope", "match".into()),
     ] {
         assert_eq!(o[k], v, "{k}");
+    }
+}
+
+#[test]
+fn views_name_suits_and_ranks_as_the_action_texts_do() {
+    // One naming everywhere: the mode, the last deal's mode, Wys kinds and announced ranks
+    // use the Swiss names of the action texts (`trump roses`, `UR`), never the French ones.
+    for (mode, name) in [
+        ("trump acorns", "acorns"),
+        ("trump roses", "roses"),
+        ("trump shields", "shields"),
+        ("trump bells", "bells"),
+    ] {
+        let mut s = finished_deal(&[("wys", "auto")], mode, 3);
+        let json = serde_json::to_value(s.view(Viewer::Spectator).unwrap()).unwrap();
+        assert_eq!(json["mode"], serde_json::json!({ "trump": name }));
+        assert_eq!(
+            json["last_deal"]["mode"],
+            serde_json::json!({ "trump": name })
+        );
+        s = finished_deal(&[], mode, 3);
+        assert_eq!(s.last_deal().unwrap().mode.name(), mode);
+    }
+    let s = finished_deal(&[], "obenabe", 3);
+    let json = serde_json::to_value(s.view(Viewer::Spectator).unwrap()).unwrap();
+    assert_eq!(json["mode"], "obenabe");
+    // Wys items and announcements: ranks as in card texts, suits by their Swiss names.
+    let four_unders = cardhouse::games::jass::WysKind::FourOfAKind { rank: Rank::Jack };
+    assert_eq!(
+        serde_json::to_value(four_unders).unwrap(),
+        serde_json::json!({"kind": "four_of_a_kind", "rank": "U"})
+    );
+    let run = cardhouse::games::jass::WysKind::Sequence {
+        suit: Suit::ROSES,
+        low: Rank::Seven,
+        len: 3,
+    };
+    assert_eq!(
+        serde_json::to_value(run).unwrap(),
+        serde_json::json!({"kind": "sequence", "suit": "roses", "low": "7", "len": 3})
+    );
+    let text = serde_json::to_string(&s.view(Viewer::Omniscient).unwrap()).unwrap();
+    for french in ["Clubs", "Diamonds", "Hearts", "Spades", "Jack", "Queen"] {
+        assert!(!text.contains(french), "{french} in {text}");
     }
 }

@@ -112,7 +112,7 @@ fn playout(
                 if rng.below(2) == 0 {
                     state.apply_random_chance(&mut rng).expect("chance node");
                 } else {
-                    state.resolve_chance(&mut rng);
+                    state.resolve_chance(&mut rng).expect("a chance node");
                 }
             }
             Player::Seat(_) => {
@@ -230,7 +230,9 @@ fn serialization_and_replay_round_trip_exactly() {
 fn bad_bytes_are_errors_never_panics() {
     let game = new_game("jass", &Options::new()).expect("jass");
     let mut state = game.new_initial_state();
-    state.resolve_chance(&mut SeededRng::new(1));
+    state
+        .resolve_chance(&mut SeededRng::new(1))
+        .expect("a chance node");
     let bytes = state.to_bytes();
     let mut rng = SeededRng::new(99);
     for cut in 0..bytes.len() {
@@ -298,5 +300,111 @@ fn observations_have_the_declared_shape_and_bad_seats_are_errors() {
         let mut short = vec![0.0; len - 1];
         assert!(state.write_observation(0, &mut short).is_err());
         assert!(state.view(Viewer::Seat(game.num_players())).is_err());
+    }
+}
+
+#[test]
+fn layouts_cover_the_observation_and_bound_every_value_and_return() {
+    for name in list_games() {
+        for opts in option_sets(name) {
+            let game = new_game(name, &opts).expect("valid options");
+            let layout = game.observation_layout();
+            let mut next = 0;
+            for slice in &layout {
+                assert_eq!(
+                    slice.offset, next,
+                    "{name}: slice {} is not contiguous",
+                    slice.name
+                );
+                assert!(slice.low <= slice.high);
+                next += slice.len();
+            }
+            assert_eq!(
+                next,
+                game.observation_len(),
+                "{name}: the layout covers the observation"
+            );
+            let (lo, hi) = (game.min_return(), game.max_return());
+            assert!(lo < hi);
+            let longest = game.max_game_length();
+            for seed in 0..3 {
+                let mut actions = 0;
+                let end = playout(&game, seed, |s, _| {
+                    if s.current_player().seat().is_some() {
+                        actions += 1;
+                    }
+                    for seat in 0..game.num_players() {
+                        let obs = s.observation(seat).expect("observation");
+                        for slice in &layout {
+                            for (k, &x) in obs[slice.offset..slice.offset + slice.len()]
+                                .iter()
+                                .enumerate()
+                            {
+                                assert!(
+                                    slice.low <= x && x <= slice.high,
+                                    "{name} {opts:?}: {}[{k}] = {x} outside {}..={}",
+                                    slice.name,
+                                    slice.low,
+                                    slice.high
+                                );
+                            }
+                        }
+                    }
+                });
+                for &r in end.returns().iter() {
+                    assert!(
+                        lo <= r && r <= hi,
+                        "{name} {opts:?}: return {r} outside {lo}..={hi}"
+                    );
+                }
+                if let Some(max) = longest {
+                    assert!(actions <= max, "{name}: {actions} player actions > {max}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_state_serializes_and_decodes_through_its_game() {
+    use cardhouse::{Game, State};
+    let game = cardhouse::games::jass::JassGame::default();
+    let mut state = game.new_initial_state();
+    state.resolve_chance(&mut SeededRng::new(3));
+    let bytes = State::to_bytes(&state);
+    assert_eq!(game.state_from_bytes(&bytes).expect("decodes"), state);
+    assert_eq!(
+        game.state_from_json(&State::to_json(&state))
+            .expect("decodes"),
+        state
+    );
+    assert_eq!(
+        state_from_bytes(&bytes).expect("any game").to_bytes(),
+        bytes
+    );
+    // Another game configuration refuses the bytes.
+    let other = cardhouse::games::jass::JassGame::from_options(&cardhouse::options([(
+        "target_score",
+        "1000".into(),
+    )]))
+    .expect("valid");
+    assert!(other.state_from_bytes(&bytes).is_err());
+}
+
+#[test]
+fn resolve_chance_at_a_player_node_is_an_error_like_apply_random_chance() {
+    for name in list_games() {
+        let game = new_game(name, &Options::new()).expect("defaults");
+        let mut state = game.new_initial_state();
+        state
+            .resolve_chance(&mut SeededRng::new(1))
+            .expect("a chance node");
+        let before = state.clone();
+        assert!(state.resolve_chance(&mut SeededRng::new(1)).is_err());
+        assert!(state.apply_random_chance(&mut SeededRng::new(1)).is_err());
+        assert!(same(&state, &before));
+        let space = game.num_distinct_actions() as u32;
+        assert!(state.checked_action_to_string(space).is_err());
+        assert!(state.checked_action_to_string(0).is_ok());
     }
 }

@@ -1,22 +1,27 @@
 """A Gymnasium single-agent environment for every cardhouse game (needs the ``gymnasium``
 extra): you play one seat, a policy plays the others.
 
-::
+Importing this module registers one Gymnasium id per game, ``cardhouse/<Name>-v0`` (e.g.
+``cardhouse/Jass-v0``; see ``ENV_IDS``), with the game options as keyword arguments::
 
+    import gymnasium
     import cardhouse.gymnasium
 
-    env = cardhouse.gymnasium.CardhouseEnv("jass", seat=0, scope="deal", wys="auto")
+    env = gymnasium.make("cardhouse/Jass-v0", seat=0, scope="deal", wys="auto")
     observation, info = env.reset(seed=42)
     terminated = False
     while not terminated:
         legal = observation["action_mask"].nonzero()[0]
         observation, reward, terminated, truncated, info = env.step(int(legal[0]))
 
-Observations are dicts with ``"observation"`` (float32, the seat's ``State.observation``)
-and ``"action_mask"`` (int8 over ``num_distinct_actions``). The reward of a step is the
-agent seat's share of ``State.rewards()`` over every transition until it acts again (for the
-built-in games: its returns when the game ends, 0 before). Chance events are resolved with
-the environment's ``np_random``, so ``reset(seed=...)`` reproduces an episode.
+(``gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0")`` imports the module itself.)
+
+Observations are dicts with ``"observation"`` (float32, the seat's ``State.observation``,
+bounded per slice by ``Game.observation_layout()``) and ``"action_mask"`` (int8 over
+``num_distinct_actions``). The reward of a step is the agent seat's share of
+``State.rewards()`` over every transition until it acts again (its returns when the game
+ends, 0 before; between ``Game.min_utility()`` and ``Game.max_utility()``). Chance events are
+resolved with the environment's ``np_random``, so ``reset(seed=...)`` reproduces an episode.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 
 import cardhouse
 
-__all__ = ["CardhouseEnv", "Policy", "random_policy"]
+__all__ = ["ENV_IDS", "CardhouseEnv", "Policy", "env_id", "random_policy"]
 
 #: A policy for the other seats: given the state (a seat other than the agent's is to act)
 #: and the environment's generator, returns a legal action id.
@@ -57,12 +62,16 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
             is unchanged), ``"raise"`` (``cardhouse.IllegalActionError``) or ``"random"`` (a
             uniformly random legal action is played instead, and
             ``info["illegal_action"] = True``).
-        illegal_reward: the reward of an illegal action under ``"terminate"``.
-        render_mode: None or ``"ansi"`` (``render()`` returns the omniscient state text).
+        illegal_reward: the reward of an illegal action under ``"terminate"``; by default
+            the game's minimum return (``Game.min_utility()``), so that an illegal move is
+            never better than any way of finishing the game.
+        render_mode: None, ``"ansi"`` (``render()`` returns the agent seat's
+            ``State.observation_string``: only what that seat knows) or ``"human"`` (the
+            same text is printed at every reset and step).
         **options: game options, as for ``cardhouse.new_game``.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -70,7 +79,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         seat: int = 0,
         opponent: Policy | None = None,
         illegal_action: str = "terminate",
-        illegal_reward: float = -1.0,
+        illegal_reward: float | None = None,
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
@@ -84,22 +93,20 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
                 f"illegal_action must be one of {', '.join(_ILLEGAL_MODES)}, got {illegal_action!r}"
             )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}"
+            )
         self.seat = seat
         self.opponent: Policy = opponent if opponent is not None else random_policy
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = float(
+            self.game.min_utility() if illegal_reward is None else illegal_reward
+        )
         self.render_mode = render_mode
         n = self.game.num_distinct_actions
-        f32 = np.finfo(np.float32)
         self.observation_space = gymnasium.spaces.Dict(
             {
-                "observation": gymnasium.spaces.Box(
-                    low=f32.min,
-                    high=f32.max,
-                    shape=tuple(self.game.observation_shape),
-                    dtype=np.float32,
-                ),
+                "observation": observation_box(self.game),
                 "action_mask": gymnasium.spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
             }
         )
@@ -131,6 +138,8 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         super().reset(seed=seed)
         self.game_state = self.game.new_initial_state()
         self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), {}
 
     def step(
@@ -156,11 +165,48 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.game_state.apply(a)
         reward = self.game_state.rewards()[self.seat]
         reward += self._advance()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), float(reward), self.game_state.is_terminal(), False, info
 
     def render(self) -> str | None:
-        """The omniscient text of the state (``render_mode="ansi"``), else None."""
+        """What the agent's seat knows, as text (``State.observation_string``): returned
+        with ``render_mode="ansi"``, printed with ``"human"``; None without a render mode."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; returning None")
             return None
-        return str(self.game_state)
+        text = self.game_state.observation_string(self.seat)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+
+def observation_box(game: cardhouse.Game) -> gymnasium.spaces.Box:
+    """The Box of ``game``'s observations, with each slice's bounds from
+    ``Game.observation_layout()``."""
+    shape = tuple(game.observation_shape)
+    low = np.empty(shape, dtype=np.float32).reshape(-1)
+    high = np.empty_like(low)
+    for part in game.observation_layout():
+        size = int(np.prod(part["shape"]))
+        low[part["offset"] : part["offset"] + size] = part["low"]
+        high[part["offset"] : part["offset"] + size] = part["high"]
+    return gymnasium.spaces.Box(
+        low=low.reshape(shape), high=high.reshape(shape), dtype=np.float32
+    )
+
+
+def env_id(name: str) -> str:
+    """The Gymnasium id of a game: ``"jass"`` → ``"cardhouse/Jass-v0"``."""
+    return "cardhouse/" + "".join(part.capitalize() for part in name.split("_")) + "-v0"
+
+
+#: Gymnasium id of every registered game, by game name.
+ENV_IDS: dict[str, str] = {name: env_id(name) for name in cardhouse.list_games()}
+
+for _name, _id in ENV_IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(
+            id=_id, entry_point="cardhouse.gymnasium:CardhouseEnv", kwargs={"name": _name}
+        )

@@ -69,14 +69,12 @@ class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[
         self.possible_agents = [_agent(s) for s in range(self.game.num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        obs_shape = tuple(self.game.observation_shape)
         n = self.game.num_distinct_actions
-        f32 = np.finfo(np.float32)
+        from cardhouse.gymnasium import observation_box
+
         self._observation_space = gymnasium.spaces.Dict(
             {
-                "observation": gymnasium.spaces.Box(
-                    low=f32.min, high=f32.max, shape=obs_shape, dtype=np.float32
-                ),
+                "observation": observation_box(self.game),
                 "action_mask": gymnasium.spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
             }
         )

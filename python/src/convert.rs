@@ -35,9 +35,9 @@ fn option_value(value: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
         }
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return Ok(OptionValue::Str(s.to_str()?.to_owned()));
+        return Ok(OptionValue::Str(s.to_cow()?.into_owned()));
     }
-    Ok(OptionValue::Str(value.str()?.to_str()?.to_owned()))
+    Ok(OptionValue::Str(value.str()?.to_cow()?.into_owned()))
 }
 
 /// Engine option values to a Python dict of bool / int / str.

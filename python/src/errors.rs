@@ -6,7 +6,7 @@
 //! │   └── UnknownGameError                              game name not registered
 //! ├── IllegalActionError(CardhouseError, ValueError)    illegal, unknown or unparsable action,
 //! │                                                     game over, wrong kind of node
-//! ├── InvalidSeatError(CardhouseError, ValueError)      seat outside 0..num_players
+//! ├── InvalidSeatError(CardhouseError, ValueError)      seat outside 0 to num_players - 1
 //! ├── BufferSizeError(CardhouseError, ValueError)       output array of the wrong length
 //! ├── InvalidCardError(CardhouseError, ValueError)      card text that does not parse
 //! ├── DecodeError(CardhouseError, ValueError)           malformed bytes or JSON of a state
@@ -84,7 +84,7 @@ const CLASSES: &[ClassSpec] = &[
         name: "InvalidSeatError",
         base: Kind::Cardhouse,
         value_error: true,
-        doc: "A seat outside 0..num_players.",
+        doc: "A seat outside 0 to num_players - 1.",
     },
     ClassSpec {
         kind: Kind::BufferSize,

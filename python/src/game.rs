@@ -62,13 +62,13 @@ impl PyGame {
         self.game.num_players()
     }
 
-    /// Size of the player action space: action ids are ``0..num_distinct_actions``.
+    /// Size of the player action space: action ids are 0 to ``num_distinct_actions - 1``.
     #[getter]
     fn num_distinct_actions(&self) -> usize {
         self.game.num_distinct_actions()
     }
 
-    /// Size of the chance outcome space: outcome ids are ``0..max_chance_outcomes``.
+    /// Size of the chance outcome space: outcome ids are 0 to ``max_chance_outcomes - 1``.
     #[getter]
     fn max_chance_outcomes(&self) -> usize {
         self.game.max_chance_outcomes()
@@ -78,6 +78,61 @@ impl PyGame {
     #[getter]
     fn observation_shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(py, self.game.observation_shape())
+    }
+
+    /// The named slices of the observation, in order: a list of dicts with ``name``,
+    /// ``offset``, ``shape`` (a tuple), ``meaning``, ``low`` and ``high`` (the bounds of
+    /// every value in the slice). ``obs[offset:offset + prod(shape)].reshape(shape)`` is the
+    /// slice.
+    fn observation_layout<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for slice in self.game.observation_layout() {
+            let d = PyDict::new(py);
+            d.set_item("name", slice.name)?;
+            d.set_item("offset", slice.offset)?;
+            d.set_item("shape", PyTuple::new(py, &slice.shape)?)?;
+            d.set_item("meaning", slice.meaning)?;
+            d.set_item("low", slice.low)?;
+            d.set_item("high", slice.high)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    /// The smallest return a seat can get under these options (OpenSpiel's
+    /// ``min_utility``): -1 for a match, minus a bound on one deal's score for
+    /// ``scope="deal"``. Every return is at least this.
+    fn min_utility(&self) -> f64 {
+        self.game.min_return()
+    }
+
+    /// The largest return a seat can get under these options (OpenSpiel's ``max_utility``).
+    fn max_utility(&self) -> f64 {
+        self.game.max_return()
+    }
+
+    /// The most player actions (chance outcomes not counted) a game under these options
+    /// takes, or None when there is no bound (a match goes on while the scores tie).
+    fn max_game_length(&self) -> Option<usize> {
+        self.game.max_game_length()
+    }
+
+    /// Static facts about the game, as OpenSpiel's ``GameType``: a dict with
+    /// ``short_name``, ``long_name``, ``dynamics`` (``"sequential"``), ``chance_mode``
+    /// (``"explicit_stochastic"``), ``information`` (``"imperfect_information"``),
+    /// ``utility`` (``"zero_sum"``), ``reward_model`` (``"terminal"``) and ``num_players``.
+    fn get_type<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t = self.game.game_type();
+        let d = PyDict::new(py);
+        d.set_item("short_name", t.short_name)?;
+        d.set_item("long_name", t.long_name)?;
+        d.set_item("dynamics", t.dynamics)?;
+        d.set_item("chance_mode", t.chance_mode)?;
+        d.set_item("information", t.information)?;
+        d.set_item("utility", t.utility)?;
+        d.set_item("reward_model", t.reward_model)?;
+        d.set_item("num_players", t.num_players)?;
+        Ok(d)
     }
 
     /// The state before the first deal: a chance node. Resolve the deal with

@@ -35,7 +35,7 @@ impl PyRng {
         self.rng.next_u64()
     }
 
-    /// A uniform integer in ``0..n`` (advances the stream).
+    /// A uniform integer from 0 to ``n - 1`` (advances the stream).
     ///
     /// Raises:
     ///     ValueError: if ``n`` is 0.

@@ -17,7 +17,7 @@ use crate::game::PyGame;
 /// ``resolve_chance(seed)``), from ``clone()``, or by decoding ``to_bytes()`` / ``to_json()``
 /// output. States pickle (through ``to_bytes``) and copy.
 ///
-/// Player ids follow OpenSpiel: ``current_player`` is a seat ``0..num_players``,
+/// Player ids follow OpenSpiel: ``current_player`` is a seat (0 to ``num_players - 1``),
 /// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
 /// Two states are ``==`` when they are the same position of the same game with the same
 /// history; states are mutable, so they are not hashable.
@@ -64,8 +64,8 @@ impl PyState {
         }
     }
 
-    /// Who acts now: a seat ``0..num_players``, ``cardhouse.CHANCE`` (-1) at a chance node,
-    /// or ``cardhouse.TERMINAL`` (-4) when the game is over.
+    /// Who acts now: a seat (0 to ``num_players - 1``), ``cardhouse.CHANCE`` (-1) at a chance
+    /// node, or ``cardhouse.TERMINAL`` (-4) when the game is over.
     #[getter]
     fn current_player(&self) -> i32 {
         self.state.current_player().to_i32()
@@ -106,14 +106,17 @@ impl PyState {
     }
 
     /// Resolves every pending chance event (the whole deal) until a seat acts or the game
-    /// ends; does nothing at a player node. Accepts the same ``seed`` as
-    /// ``apply_random_chance``. Games may shuffle once instead of drawing card by card, so the
-    /// result need not equal repeated ``apply_random_chance`` calls with the same generator.
+    /// ends. Accepts the same ``seed`` as ``apply_random_chance``. Games may shuffle once
+    /// instead of drawing card by card, so the result need not equal repeated
+    /// ``apply_random_chance`` calls with the same generator.
+    ///
+    /// Raises:
+    ///     IllegalActionError: this is not a chance node (as ``apply_random_chance``); the
+    ///         state is unchanged.
     fn resolve_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let source = RngSource::extract(seed)?;
         let state = &mut self.state;
-        source.run(|r| state.resolve_chance(r));
-        Ok(())
+        source.run(|r| state.resolve_chance(r)).py()
     }
 
     /// The legal actions of the seat to act (or the chance outcomes at a chance node), as an
@@ -140,9 +143,13 @@ impl PyState {
 
     /// The text form of ``action`` at this state, e.g. ``"play UR"`` or ``"trump roses"``
     /// (at a chance node: the outcome as the omniscient viewer sees it).
+    ///
+    /// Raises:
+    ///     IllegalActionError: the id is outside the action space (the chance outcome space
+    ///         at a chance node).
     fn action_to_string(&self, action: i64) -> PyResult<String> {
         let a = crate::convert::action(action, self.space)?;
-        Ok(self.state.action_to_string(a))
+        self.state.checked_action_to_string(a).py()
     }
 
     /// The action id of a text form (the inverse of ``action_to_string``).
@@ -172,8 +179,11 @@ impl PyState {
     ///     InvalidSeatError: the seat does not exist.
     ///     BufferSizeError: ``out`` has the wrong number of elements or is not contiguous.
     ///     TypeError: ``out`` is not a float32 NumPy array.
-    fn write_observation(&self, seat: i64, out: &Bound<'_, PyArrayDyn<f32>>) -> PyResult<()> {
+    fn write_observation(&self, seat: i64, out: &Bound<'_, PyAny>) -> PyResult<()> {
         let s = crate::convert::seat(seat, self.players)?;
+        let Ok(out) = out.cast::<PyArrayDyn<f32>>() else {
+            return Err(not_f32_array(out));
+        };
         let mut guard = out
             .try_readwrite()
             .map_err(|e| new_err(Kind::BufferSize, format!("cannot write to the array: {e}")))?;
@@ -184,6 +194,48 @@ impl PyState {
             )
         })?;
         self.state.write_observation(s, slice).py()
+    }
+
+    /// OpenSpiel's name for ``observation(player)``.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist.
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: i64,
+    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        self.observation(py, player)
+    }
+
+    /// What ``seat`` knows, as text: its own hand, the public cards and announcements, the
+    /// scores, and its legal actions on its turn. Safe to show to that seat (it never
+    /// depends on cards the seat may not see). ``str(state)`` is the omniscient text instead.
+    ///
+    /// Raises:
+    ///     InvalidSeatError: the seat does not exist.
+    fn observation_string(&self, seat: i64) -> PyResult<String> {
+        let s = crate::convert::seat(seat, self.players)?;
+        self.state.observation_string(s).py()
+    }
+
+    /// OpenSpiel's name for ``apply(action)``: applies a player action or chance outcome,
+    /// checked.
+    ///
+    /// Raises:
+    ///     IllegalActionError: as ``apply``; the state is unchanged.
+    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+        self.apply(action)
+    }
+
+    /// A new state: this one with ``action`` applied (this state is unchanged).
+    ///
+    /// Raises:
+    ///     IllegalActionError: as ``apply``.
+    fn child(&self, action: i64) -> PyResult<PyState> {
+        let mut next = Clone::clone(self);
+        next.apply(action)?;
+        Ok(next)
     }
 
     /// The structured record of what a viewer may see, as a dict (the same knowledge as
@@ -296,7 +348,27 @@ impl PyState {
         )
     }
 
+    /// The omniscient text of the state (every hand): for debugging, never for a player.
+    /// ``observation_string(seat)`` is what one seat may see.
     fn __str__(&self) -> String {
         self.state.to_string()
     }
+}
+
+/// The `TypeError` for a `write_observation` buffer that is not a float32 NumPy array,
+/// naming what was given.
+fn not_f32_array(out: &Bound<'_, PyAny>) -> PyErr {
+    let what = match out.getattr("dtype") {
+        Ok(dtype) => format!(
+            "an array of dtype {}",
+            dtype
+                .str()
+                .map_or_else(|_| "?".to_owned(), |s| s.to_string())
+        ),
+        Err(_) => format!("{}", out.get_type()),
+    };
+    pyo3::exceptions::PyTypeError::new_err(format!(
+        "out must be a float32 NumPy array (e.g. numpy.zeros(n, dtype=numpy.float32)), \
+         got {what}"
+    ))
 }

@@ -188,7 +188,8 @@ impl Core {
                 // Checked above: `a` is legal for the seat to act.
                 state.apply_unchecked(a as Action);
                 if state.is_chance_node() {
-                    state.resolve_chance(&mut env.rng);
+                    // Cannot fail: this is a chance node.
+                    let _ = state.resolve_chance(&mut env.rng);
                 }
                 let rewards = state.rewards();
                 let row = &mut out.rewards[i * dims.players..(i + 1) * dims.players];
@@ -210,7 +211,8 @@ impl Core {
 /// A new game in `env`, chance resolved from its generator.
 fn reset_env(game: &AnyGame, env: &mut Env) {
     let mut state = game.new_initial_state();
-    state.resolve_chance(&mut env.rng);
+    // Cannot fail: an initial state is a chance node.
+    let _ = state.resolve_chance(&mut env.rng);
     env.state = state;
 }
 

@@ -144,3 +144,50 @@ def test_rules_version_error(state: cardhouse.State) -> None:
     record["rules_version"] = 999
     with pytest.raises(cardhouse.RulesVersionError, match="999"):
         cardhouse.state_from_json(json.dumps(record))
+
+
+def test_write_observation_names_a_wrong_buffer_type(state: cardhouse.State) -> None:
+    n = state.game.observation_shape[0]
+    for bad, dtype in [(np.zeros(n), "float64"), (np.zeros(n, dtype=np.int32), "int32")]:
+        with pytest.raises(TypeError, match=f"float32 NumPy array.*{dtype}"):
+            state.write_observation(0, bad)
+    with pytest.raises(TypeError, match="float32 NumPy array.*list"):
+        state.write_observation(0, [0.0] * n)  # type: ignore[arg-type]
+    with pytest.raises(cardhouse.BufferSizeError):
+        state.write_observation(0, np.zeros(n + 1, dtype=np.float32))
+
+
+def test_action_to_string_of_an_unknown_id_is_an_error(state: cardhouse.State) -> None:
+    n = state.game.num_distinct_actions
+    with pytest.raises(cardhouse.IllegalActionError, match=f"0 to {n - 1}"):
+        state.action_to_string(999)
+    with pytest.raises(cardhouse.IllegalActionError, match="0 to"):
+        state.action_to_string(-1)
+    assert state.action_to_string(0)
+
+
+def test_resolve_chance_at_a_player_node_raises_like_apply_random_chance(
+    state: cardhouse.State,
+) -> None:
+    before = state.to_bytes()
+    with pytest.raises(cardhouse.IllegalActionError, match="no chance event"):
+        state.resolve_chance(1)
+    with pytest.raises(cardhouse.IllegalActionError, match="no chance event"):
+        state.apply_random_chance(1)
+    assert state.to_bytes() == before
+
+
+def test_ranges_in_messages_are_written_one_way(state: cardhouse.State) -> None:
+    messages = []
+    for call in (
+        lambda: state.apply(9999),
+        lambda: state.apply(-3),
+        lambda: state.observation(7),
+        lambda: state.action_to_string(500),
+        lambda: cardhouse.new_game("jass").new_initial_state().apply(36),
+    ):
+        with pytest.raises(cardhouse.CardhouseError) as info:
+            call()
+        messages.append(str(info.value))
+    for m in messages:
+        assert " to " in m and ".." not in m, m

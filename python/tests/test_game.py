@@ -119,3 +119,61 @@ def test_games_hash_by_name_and_options() -> None:
     assert a == b and hash(a) == hash(b)
     assert a != c
     assert len({a, b, c}) == 2
+
+
+@pytest.mark.parametrize(("name", "options"), GAME_CONFIGS)
+def test_observation_layout_names_every_value_and_bounds_it(
+    name: str, options: dict[str, Any]
+) -> None:
+    import numpy as np
+    from helpers import random_midgame_states
+
+    game = cardhouse.new_game(name, **options)
+    layout = game.observation_layout()
+    offset = 0
+    for part in layout:
+        assert set(part) == {"name", "offset", "shape", "meaning", "low", "high"}
+        assert part["offset"] == offset and part["meaning"] and part["low"] <= part["high"]
+        offset += int(np.prod(part["shape"]))
+    assert (offset,) == game.observation_shape
+    for state in random_midgame_states(name, options, seed=5, count=10):
+        for seat in range(game.num_players):
+            obs = state.observation(seat)
+            for part in layout:
+                values = obs[part["offset"] : part["offset"] + int(np.prod(part["shape"]))]
+                assert (part["low"] <= values).all() and (values <= part["high"]).all(), part
+
+
+def test_jass_observation_is_518_values_with_named_slices() -> None:
+    game = cardhouse.new_game("jass")
+    assert game.observation_shape == (518,)
+    names = [part["name"] for part in game.observation_layout()]
+    assert names[:3] == ["hand", "trick", "played"] and names[-1] == "scores"
+    hand = game.observation_layout()[0]
+    assert (hand["offset"], hand["shape"]) == (0, (36,))
+
+
+@pytest.mark.parametrize("name", cardhouse.list_games())
+def test_openspiel_game_information(name: str) -> None:
+    for scope in ("deal", "match"):
+        game = cardhouse.new_game(name, scope=scope)
+        assert game.min_utility() < 0 < game.max_utility()
+        info = game.get_type()
+        assert info["short_name"] == name and info["long_name"]
+        assert info["num_players"] == game.num_players
+        assert info["chance_mode"] == "explicit_stochastic"
+        assert info["information"] == "imperfect_information"
+        assert info["reward_model"] == "terminal"
+        assert info["utility"] == "zero_sum"
+        assert info["dynamics"] == "sequential"
+        length = game.max_game_length()
+        assert length is None or length > 0
+
+
+def test_jass_utilities_and_length() -> None:
+    assert cardhouse.new_game("jass").min_utility() == -1.0
+    assert cardhouse.new_game("jass").max_game_length() is None
+    deal = cardhouse.new_game("jass", scope="deal")
+    assert deal.max_utility() >= 157 * 4
+    assert deal.max_game_length() == 36 + 12 + 2
+    assert cardhouse.new_game("jass", scope="deal", wys="auto").max_game_length() == 38

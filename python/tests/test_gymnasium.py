@@ -65,6 +65,8 @@ def test_illegal_action_modes() -> None:
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(cardhouse.IllegalActionError):
         env.step(bad)
+    default = cardhouse.gymnasium.CardhouseEnv("jass", scope="deal")
+    assert default.illegal_reward == cardhouse.new_game("jass", scope="deal").min_utility()
     env = cardhouse.gymnasium.CardhouseEnv("jass", scope="deal", illegal_reward=-5.0)
     env.reset(seed=0)
     before = env.game_state.to_bytes()
@@ -79,3 +81,74 @@ def test_illegal_action_modes() -> None:
         cardhouse.gymnasium.CardhouseEnv("jass", illegal_action="ignore")
     with pytest.raises(cardhouse.InvalidSeatError):
         cardhouse.gymnasium.CardhouseEnv("jass", seat=4)
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_an_illegal_move_never_beats_finishing_the_game(name: str, options: dict[str, Any]) -> None:
+    # The default penalty is the game's minimum return: no finished game returns less.
+    game = cardhouse.new_game(name, **options)
+    env = cardhouse.gymnasium.CardhouseEnv(name, **options)
+    assert env.illegal_reward == game.min_utility()
+    for seed in range(20):
+        _, total = episode(env, seed)
+        assert game.min_utility() <= total <= game.max_utility()
+        assert env.illegal_reward <= total
+
+
+def test_every_game_is_registered_with_options_as_keywords() -> None:
+    import gymnasium
+
+    assert set(cardhouse.gymnasium.ENV_IDS) == set(cardhouse.list_games())
+    assert cardhouse.gymnasium.ENV_IDS["jass"] == "cardhouse/Jass-v0"
+    for name, env_id in cardhouse.gymnasium.ENV_IDS.items():
+        env = gymnasium.make(env_id, seat=1, scope="deal")
+        assert env.unwrapped.game == cardhouse.new_game(name, scope="deal")
+        assert env.unwrapped.seat == 1
+        obs, _ = env.reset(seed=3)
+        assert env.observation_space.contains(obs)
+        env.close()
+    # The module:id form imports the module first.
+    env = gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0", scope="deal")
+    assert env.unwrapped.game.options["scope"] == "deal"
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_render_modes_show_only_the_seat_s_knowledge(
+    name: str, options: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = cardhouse.gymnasium.CardhouseEnv(name, seat=1, render_mode="ansi", **options)
+    assert env.metadata["render_modes"] == ["ansi", "human"]
+    assert env.metadata["render_fps"] > 0
+    env.reset(seed=2)
+    assert env.render() == env.game_state.observation_string(1)
+    import gymnasium
+
+    made = gymnasium.make(
+        cardhouse.gymnasium.env_id(name), seat=1, render_mode="ansi", **options
+    ).unwrapped
+    check_env(made)  # with a spec, so that every render mode is checked
+    human = cardhouse.gymnasium.CardhouseEnv(name, seat=1, render_mode="human", **options)
+    human.reset(seed=2)
+    assert human.game_state.observation_string(1) in capsys.readouterr().out
+    with pytest.raises(ValueError, match="render_mode"):
+        cardhouse.gymnasium.CardhouseEnv(name, render_mode="rgb_array", **options)
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_observation_space_has_the_layout_bounds(name: str, options: dict[str, Any]) -> None:
+    game = cardhouse.new_game(name, **options)
+    box = cardhouse.gymnasium.observation_box(game)
+    assert np.isfinite(box.low).all() or game.observation_layout()[0]["name"] == "observation"
+    for part in game.observation_layout():
+        size = int(np.prod(part["shape"]))
+        assert (box.low.reshape(-1)[part["offset"] : part["offset"] + size] == part["low"]).all()
+        assert (box.high.reshape(-1)[part["offset"] : part["offset"] + size] == part["high"]).all()
+    env = cardhouse.gymnasium.CardhouseEnv(name, **options)
+    for seed in range(5):
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            assert env.observation_space.contains(obs)
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, _, done, _, _ = env.step(int(legal[-1]))
+        assert env.observation_space.contains(obs)

@@ -20,10 +20,12 @@ def test_observation_and_view_ignore_hidden_cards(name: str, options: dict[str, 
         for seat in range(state.game.num_players):
             obs = state.observation(seat)
             view = state.view(seat)
+            text = state.observation_string(seat)
             for k in range(3):
                 other = state.resample(seat, 1000 * seat + k)
                 np.testing.assert_array_equal(other.observation(seat), obs)
                 assert other.view(seat) == view
+                assert other.observation_string(seat) == text
                 assert other.view() == state.view(), "spectator view is public"
                 if other.view(omniscient=True) != state.view(omniscient=True):
                     varied += 1

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import cardhouse
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -25,6 +27,12 @@ def test_readme_has_a_ten_line_notebook_example() -> None:
 def test_readme_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pettingzoo")
     namespace: dict[str, object] = {}
-    for code in blocks():
+    for i, code in enumerate(blocks()):
         exec(compile(code, str(README), "exec"), namespace)
+        if i == 0:
+            # The notebook example ends a one-deal game: its scores are the deal's, not 0.
+            state = namespace["state"]
+            assert isinstance(state, cardhouse.State) and state.is_terminal()
+            assert state.view(0)["scores"] != [0, 0]
+            assert sum(state.view(0)["scores"]) > 0
     assert "[" in capsys.readouterr().out

@@ -244,3 +244,66 @@ def test_states_compare_by_position_and_are_not_hashable(name: str, options: dic
     assert a != b
     with pytest.raises(TypeError):
         hash(a)
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_openspiel_names(name: str, options: dict[str, Any]) -> None:
+    game = cardhouse.new_game(name, **options)
+    state = game.new_initial_state()
+    state.resolve_chance(4)
+    seat = state.current_player
+    np.testing.assert_array_equal(state.observation_tensor(seat), state.observation(seat))
+    action = state.legal_actions()[0]
+    child = state.child(action)
+    assert child.history() == state.history() + [action]
+    assert state.history() == child.history()[:-1], "child leaves the state unchanged"
+    copy = state.clone()
+    copy.apply_action(action)
+    assert copy == child
+    with pytest.raises(cardhouse.IllegalActionError):
+        state.child(game.num_distinct_actions + 5)
+
+
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_observation_string_is_the_seat_s_text_and_str_is_omniscient(
+    name: str, options: dict[str, Any]
+) -> None:
+    game = cardhouse.new_game(name, **options)
+    state = game.new_initial_state()
+    state.resolve_chance(8)
+    for seat in range(game.num_players):
+        text = state.observation_string(seat)
+        assert isinstance(text, str) and text
+    # What a seat sees differs from seat to seat (its own hand); str() shows everything.
+    assert len({state.observation_string(s) for s in range(game.num_players)}) > 1
+    assert str(state) != state.observation_string(0)
+    with pytest.raises(cardhouse.InvalidSeatError):
+        state.observation_string(game.num_players)
+
+
+def test_jass_observation_string_shows_own_hand_only() -> None:
+    state = cardhouse.new_game("jass", scope="deal").new_initial_state()
+    state.resolve_chance(8)
+    view = state.view(omniscient=True)
+    text = state.observation_string(2)
+    assert "hand: " + " ".join(view["hands"][2]) in text
+    for other in (0, 1, 3):
+        assert " ".join(view["hands"][other]) not in text
+
+
+def test_bench_script_runs_from_the_source_tree() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench.py"
+    if not bench.is_file():
+        pytest.skip("bench.py is not next to the tests")
+    result = subprocess.run(
+        [sys.executable, str(bench), "--seconds", "0.01", "--num-envs", "4"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=bench.parents[1],
+    )
+    assert result.returncode == 0, result.stderr

@@ -64,3 +64,29 @@ def test_package_passes_mypy_strict() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_stubs_carry_the_docstrings() -> None:
+    """IDE hovers read the stubs: each documented item of the extension has its docstring
+    there, identical to the runtime one (scripts/stub_docstrings.py copies them)."""
+    import ast
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "stub_docstrings.py"
+    stub = PACKAGE / "_core.pyi"
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    documented = {
+        node.name: ast.get_docstring(node, clean=True)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    }
+    for name in ("new_game", "State", "Game", "VectorEnv", "observation_string", "apply"):
+        assert documented.get(name), f"{name} has no docstring in the stub"
+    assert documented["State"] == inspect.cleandoc(core.State.__doc__ or "")
+    if script.is_file():
+        spec = importlib.util.spec_from_file_location("stub_docstrings", script)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        source = stub.read_text(encoding="utf-8")
+        assert module.render(source) == source, "stale stub docstrings: run scripts/stub_docstrings.py"

@@ -46,7 +46,8 @@ def test_equals_single_state_stepping(name: str, options: dict[str, Any]) -> Non
         obs, masks, players, rewards, dones = env.step(actions)
         for i, s in enumerate(states):
             s.apply(int(actions[i]))
-            s.resolve_chance(rngs[i])
+            if s.is_chance_node():
+                s.resolve_chance(rngs[i])
             np.testing.assert_array_equal(rewards[i], np.asarray(s.rewards(), dtype=np.float32))
             assert dones[i] == s.is_terminal()
             if s.is_terminal():

@@ -110,4 +110,28 @@ mod tests {
         assert!(matches_hash("abc", &h));
         assert!(!matches_hash("abd", &h));
     }
+
+    fn message(value: Option<&str>) -> String {
+        let mut md = MetadataMap::new();
+        if let Some(v) = value {
+            md.insert("authorization", v.parse().unwrap());
+        }
+        match bearer(&md) {
+            Err(ApiError::Unauthenticated(m)) => m.to_owned(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_header_without_the_bearer_scheme_is_malformed_not_missing() {
+        assert!(message(None).starts_with("missing"));
+        for bad in ["abc123", "Token abc123", "Bearer", "Bearer   "] {
+            let m = message(Some(bad));
+            assert!(m.contains("must be `Bearer <token>`"), "{bad}: {m}");
+            assert!(!m.contains("missing"), "{bad}: {m}");
+        }
+        let mut md = MetadataMap::new();
+        md.insert("authorization", "bearer xyz".parse().unwrap());
+        assert_eq!(bearer(&md).unwrap(), "xyz");
+    }
 }

@@ -27,15 +27,15 @@ pub fn player_to_pb(p: Player) -> pb::Player {
     match p {
         Player::Seat(s) => pb::Player {
             kind: pb::PlayerKind::Seat as i32,
-            seat: s as u32,
+            seat: Some(s as u32),
         },
         Player::Chance => pb::Player {
             kind: pb::PlayerKind::Chance as i32,
-            seat: 0,
+            seat: None,
         },
         Player::Terminal => pb::Player {
             kind: pb::PlayerKind::Terminal as i32,
-            seat: 0,
+            seat: None,
         },
     }
 }
@@ -80,6 +80,21 @@ pub fn game_description(game: &AnyGame) -> pb::GameDescription {
                 out
             })
             .collect(),
+        observation_layout: game
+            .observation_layout()
+            .into_iter()
+            .map(|s| pb::ObservationSlice {
+                name: s.name.to_owned(),
+                offset: s.offset as u32,
+                shape: s.shape.iter().map(|&d| d as u32).collect(),
+                meaning: s.meaning.to_owned(),
+                low: s.low,
+                high: s.high,
+            })
+            .collect(),
+        min_return: game.min_return(),
+        max_return: game.max_return(),
+        max_game_length: game.max_game_length().map(|n| n as u64),
     }
 }
 
@@ -90,7 +105,7 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
             .chance_outcomes()?
             .into_iter()
             .map(|(id, p)| pb::LegalAction {
-                id,
+                id: Some(id),
                 text: state.action_to_string(id),
                 probability: p,
             })
@@ -105,7 +120,7 @@ pub fn player_legal_actions(state: &AnyState) -> Vec<pb::LegalAction> {
         .legal_actions()
         .iter()
         .map(|id| pb::LegalAction {
-            id,
+            id: Some(id),
             text: state.action_to_string(id),
             probability: 0.0,
         })

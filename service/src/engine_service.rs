@@ -141,7 +141,7 @@ fn random_playout(
         budget.spend(1)?;
         if state.is_chance_node() {
             let before = state.move_number();
-            state.resolve_chance(rng);
+            state.resolve_chance(rng)?;
             chance += (state.move_number() - before) as u32;
             continue;
         }
@@ -414,7 +414,7 @@ impl Engine for EngineService {
             }
             match req.source {
                 Some(pb::apply_chance_request::Source::Seed(seed)) => {
-                    state.resolve_chance(&mut SeededRng::new(seed));
+                    state.resolve_chance(&mut SeededRng::new(seed))?;
                 }
                 Some(pb::apply_chance_request::Source::Outcome(outcome)) => state.apply(outcome)?,
                 None => {

@@ -445,7 +445,7 @@ fn match_view_with(
         match_id: meta.id.clone(),
         game: with_view.then(|| meta.game.clone()),
         role: pb_role as i32,
-        seat: seat as u32,
+        seat: matches!(role, Role::Seat(_)).then_some(seat as u32),
         status: live.status as i32,
         current_player: Some(player_to_pb(current)),
         move_number: known,
@@ -863,7 +863,7 @@ impl Hub {
                 .enumerate()
                 .filter_map(|(seat, t)| {
                     t.as_ref().map(|t| pb::SeatToken {
-                        seat: seat as u32,
+                        seat: Some(seat as u32),
                         token: t.clone(),
                     })
                 })
@@ -1224,9 +1224,9 @@ impl Hub {
                         break;
                     }
                     let step = pb::RecordStep {
-                        index: i as u64,
+                        index: Some(i as u64),
                         actor: Some(player_to_pb(state.current_player())),
-                        action: a,
+                        action: Some(a),
                         text: state.action_to_string(a),
                     };
                     let size = prost::Message::encoded_len(&step) + 8;

@@ -10,7 +10,7 @@ use common::{TestServer, opts};
 use tonic::Code;
 
 fn seat_of(p: &pb::Player) -> Option<usize> {
-    (p.kind == pb::PlayerKind::Seat as i32).then_some(p.seat as usize)
+    (p.kind == pb::PlayerKind::Seat as i32).then_some(p.seat() as usize)
 }
 
 /// JSON normalized the way it travels (through a protobuf Struct).
@@ -142,7 +142,7 @@ async fn apply_chance_by_seed_equals_the_engine_generator() {
         .state
         .unwrap();
     let mut local = initial.clone();
-    local.resolve_chance(&mut SeededRng::new(99));
+    local.resolve_chance(&mut SeededRng::new(99)).unwrap();
     assert_eq!(dealt.state, local.to_bytes());
     // Text actions work as well as ids.
     let legal = engine
@@ -165,7 +165,7 @@ async fn apply_chance_by_seed_equals_the_engine_generator() {
         .into_inner()
         .state
         .unwrap();
-    local.apply(first.id).unwrap();
+    local.apply(first.id()).unwrap();
     assert_eq!(by_text.state, local.to_bytes());
     server.stop().await;
 }
@@ -328,7 +328,12 @@ async fn golden_playthroughs_replay_over_grpc() {
                 .await
                 .unwrap()
                 .into_inner();
-            let text = &listed.actions.iter().find(|a| a.id == action).unwrap().text;
+            let text = &listed
+                .actions
+                .iter()
+                .find(|a| a.id() == action)
+                .unwrap()
+                .text;
             assert_eq!(text, step["text"].as_str().unwrap(), "{name} move {i}");
             if player < 0 {
                 assert_eq!(
@@ -476,7 +481,7 @@ async fn errors_map_to_status_codes() {
 
     let game = cardhouse::new_game("jass", &Default::default()).unwrap();
     let mut dealt = game.new_initial_state();
-    dealt.resolve_chance(&mut SeededRng::new(1));
+    dealt.resolve_chance(&mut SeededRng::new(1)).unwrap();
     let apply = |a: u32| pb::ApplyActionRequest {
         state: dealt.to_bytes(),
         action: Some(pb::apply_action_request::Action::ActionId(a)),

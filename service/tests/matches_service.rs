@@ -20,7 +20,7 @@ fn normalized(v: serde_json::Value) -> serde_json::Value {
 }
 
 fn seat_of(p: &pb::Player) -> Option<usize> {
-    (p.kind == pb::PlayerKind::Seat as i32).then_some(p.seat as usize)
+    (p.kind == pb::PlayerKind::Seat as i32).then_some(p.seat() as usize)
 }
 
 struct Created {
@@ -53,7 +53,7 @@ async fn create(
         seats: r
             .seat_tokens
             .into_iter()
-            .map(|t| (t.seat as usize, t.token))
+            .map(|t| (t.seat() as usize, t.token))
             .collect(),
         owner: r.owner_token,
         spectator: r.spectator_token,
@@ -113,9 +113,9 @@ async fn play(
         let seat = seat_of(spectator.current_player.as_ref().unwrap()).unwrap();
         let v = view(client, m, &m.seats[&seat]).await;
         assert_eq!(v.role, pb::Role::Seat as i32);
-        assert_eq!(v.seat as usize, seat);
+        assert_eq!(v.seat() as usize, seat);
         assert!(!v.legal_actions.is_empty());
-        let a = v.legal_actions[rng.below(v.legal_actions.len() as u64) as usize].id;
+        let a = v.legal_actions[rng.below(v.legal_actions.len() as u64) as usize].id();
         let after = act(client, m, seat, a, v.move_number).await.unwrap();
         assert!(after.move_number > v.move_number);
         moves += 1;
@@ -149,9 +149,9 @@ fn check_record(rec: &pb::GetRecordResponse) -> AnyState {
     let game = cardhouse::new_game(&info.name, &options).unwrap();
     let mut state = game.new_initial_state();
     for (i, step) in rec.steps.iter().enumerate() {
-        assert_eq!(step.index as usize, i);
-        assert_eq!(step.text, state.action_to_string(step.action));
-        state.apply(step.action).unwrap();
+        assert_eq!(step.index() as usize, i);
+        assert_eq!(step.text, state.action_to_string(step.action()));
+        state.apply(step.action()).unwrap();
     }
     assert_eq!(state.to_bytes(), rec.state);
     assert_eq!(state.returns().to_vec(), rec.returns);
@@ -259,7 +259,7 @@ async fn a_seat_sees_only_its_own_cards_and_acts_only_for_itself() {
         &mut client,
         &m,
         other,
-        mover.legal_actions[0].id,
+        mover.legal_actions[0].id(),
         other_view.move_number,
     )
     .await
@@ -349,15 +349,15 @@ async fn watch_streams_are_redacted_per_seat() {
         let actor = state.current_player();
         let own = actor == Player::Seat(0);
         let seat_text = if own {
-            Some(state.action_to_string(step.action))
+            Some(state.action_to_string(step.action()))
         } else {
-            state.action_to_string_for(Viewer::Seat(0), step.action)
+            state.action_to_string_for(Viewer::Seat(0), step.action())
         };
-        let spectator_text = state.action_to_string_for(Viewer::Spectator, step.action);
-        if actor == Player::Chance && !state.action_to_string(step.action).ends_with(" 0") {
-            leaks.push(state.action_to_string(step.action));
+        let spectator_text = state.action_to_string_for(Viewer::Spectator, step.action());
+        if actor == Player::Chance && !state.action_to_string(step.action()).ends_with(" 0") {
+            leaks.push(state.action_to_string(step.action()));
         }
-        state.apply(step.action).unwrap();
+        state.apply(step.action()).unwrap();
         if let Some(t) = seat_text {
             seat_known += 1;
             if seat_known > start.move_number {
@@ -422,7 +422,7 @@ async fn stale_or_retried_moves_are_aborted_and_apply_nothing() {
     let spectator = view(&mut client, &m, &m.spectator).await;
     let seat = seat_of(spectator.current_player.as_ref().unwrap()).unwrap();
     let v = view(&mut client, &m, &m.seats[&seat]).await;
-    let a = v.legal_actions[0].id;
+    let a = v.legal_actions[0].id();
     let err = act(&mut client, &m, seat, a, v.move_number + 1)
         .await
         .unwrap_err();
@@ -572,7 +572,7 @@ async fn errors_map_to_status_codes() {
     let err = client
         .act(act_as(
             &m.spectator,
-            pb::act_request::Action::ActionId(v.legal_actions[0].id),
+            pb::act_request::Action::ActionId(v.legal_actions[0].id()),
             spectator.move_number,
         ))
         .await
@@ -705,7 +705,7 @@ async fn errors_map_to_status_codes() {
     let err = client
         .act(act_as(
             &m.seats[&seat],
-            pb::act_request::Action::ActionId(v.legal_actions[0].id),
+            pb::act_request::Action::ActionId(v.legal_actions[0].id()),
             v.move_number,
         ))
         .await

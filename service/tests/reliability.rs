@@ -207,7 +207,7 @@ fn act_request(g: &Game, v: &pb::MatchView, pick: usize) -> pb::ActRequest {
     pb::ActRequest {
         match_id: g.id.clone(),
         action: Some(pb::act_request::Action::ActionId(
-            legal[pick % legal.len()].id,
+            legal[pick % legal.len()].id(),
         )),
         expected_move_number: v.move_number,
         include_view: false,
@@ -723,7 +723,7 @@ async fn long_all_bot_matches_run_in_the_background_and_their_record_comes_in_pa
     let total = total.unwrap();
     assert!(total > 2000, "a long match: {total} steps");
     assert_eq!(steps.len() as u64, total);
-    assert!(steps.iter().enumerate().all(|(i, s)| s.index == i as u64));
+    assert!(steps.iter().enumerate().all(|(i, s)| s.index() == i as u64));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -239,3 +239,108 @@ def test_acknowledged_moves_survive_a_crash(stubs, tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+def test_zero_is_unambiguous_in_proto3_json(stubs, server):
+    """grpcurl prints proto3 JSON (as protobuf's json_format does): seat 0, a current player at
+    seat 0 and action id 0 must appear there, not be left out as default values."""
+    from google.protobuf import json_format
+
+    pb, matches_grpc = stubs["matches_pb2"], stubs["matches_pb2_grpc"]
+    engine_pb2, engine_grpc = stubs["engine_pb2"], stubs["engine_pb2_grpc"]
+    with grpc.insecure_channel(server) as channel:
+        matches = matches_grpc.MatchesStub(channel)
+        created = matches.CreateMatch(
+            pb.CreateMatchRequest(game="jass", options={"first_dealer": "3"}, seed=7)
+        )
+        as_json = json_format.MessageToDict(created)
+        assert sorted(t["seat"] for t in as_json["seatTokens"]) == [0, 1, 2, 3]
+        token0 = next(t.token for t in created.seat_tokens if t.seat == 0)
+        view = matches.GetView(pb.GetViewRequest(match_id=created.match_id), metadata=_auth(token0)).view
+        view_json = json_format.MessageToDict(view)
+        assert view_json["seat"] == 0
+        # Seat 0 is the forehand and chooses the mode first.
+        assert view_json["currentPlayer"] == {"kind": "PLAYER_KIND_SEAT", "seat": 0}
+        assert all("id" in a for a in view_json["legalActions"])
+        spectator = matches.GetView(
+            pb.GetViewRequest(match_id=created.match_id), metadata=_auth(created.spectator_token)
+        ).view
+        assert "seat" not in json_format.MessageToDict(spectator), "only a seat token has a seat"
+        # Action id 0 (play 6B) and chance outcome 0 show their id.
+        engine = engine_grpc.EngineStub(channel)
+        state = engine.NewInitialState(engine_pb2.NewInitialStateRequest(game="jass")).state
+        outcomes = engine.LegalActions(engine_pb2.LegalActionsRequest(state=state.state))
+        first = json_format.MessageToDict(outcomes)["actions"][0]
+        assert first["id"] == 0 and first["text"].startswith("deal 6B")
+        assert json_format.MessageToDict(outcomes)["currentPlayer"] == {"kind": "PLAYER_KIND_CHANCE"}
+
+
+def test_list_games_describes_layouts_and_return_ranges(stubs, server):
+    engine_pb2, engine_grpc = stubs["engine_pb2"], stubs["engine_pb2_grpc"]
+    with grpc.insecure_channel(server) as channel:
+        engine = engine_grpc.EngineStub(channel)
+        for game in engine.ListGames(engine_pb2.ListGamesRequest()).games:
+            layout = game.observation_layout
+            assert layout, game.info.name
+            offset = 0
+            for part in layout:
+                assert part.offset == offset and part.name and part.meaning
+                assert part.low <= part.high
+                size = 1
+                for d in part.shape:
+                    size *= d
+                offset += size
+            assert [offset] == list(game.info.observation_shape)
+            assert game.min_return < 0 < game.max_return
+        deal = engine.DescribeGame(engine_pb2.DescribeGameRequest(game="jass", options={"scope": "deal"})).game
+        assert deal.HasField("max_game_length") and deal.max_game_length == 50
+        assert [p.name for p in deal.observation_layout][:2] == ["hand", "trick"]
+        match = engine.DescribeGame(engine_pb2.DescribeGameRequest(game="jass")).game
+        assert not match.HasField("max_game_length")
+        assert (match.min_return, match.max_return) == (-1.0, 1.0)
+
+
+def test_the_readme_grpcurl_example_acts_with_a_current_move_number(stubs, server):
+    """The top README's CreateMatch / Act example, sent as grpcurl would send it."""
+    import json
+    import re
+
+    from google.protobuf import json_format
+
+    pb, matches_grpc = stubs["matches_pb2"], stubs["matches_pb2_grpc"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    create = re.search(r"-d '(\{.*?\})' \\\s*\n\s*localhost:50051 cardhouse\.v1\.Matches/CreateMatch", readme, re.S)
+    act = re.search(r'-d "(\{[^\n]*\})" \\\s*\n\s*localhost:50051 cardhouse\.v1\.Matches/Act', readme)
+    assert create and act, "the README's CreateMatch and Act examples"
+    act_json = json.loads(act.group(1).replace('\\"', '"').replace("$MATCH", "m"))
+    with grpc.insecure_channel(server) as channel:
+        matches = matches_grpc.MatchesStub(channel)
+        created = matches.CreateMatch(json_format.Parse(create.group(1), pb.CreateMatchRequest()))
+        token0 = next(t.token for t in created.seat_tokens if t.seat == 0)
+        view = matches.GetView(pb.GetViewRequest(match_id=created.match_id), metadata=_auth(token0)).view
+        assert view.move_number == act_json["expected_move_number"]
+        assert act_json["action_text"] in [a.text for a in view.legal_actions]
+        request = pb.ActRequest(
+            match_id=created.match_id,
+            action_text=act_json["action_text"],
+            expected_move_number=act_json["expected_move_number"],
+        )
+        after = matches.Act(request, metadata=_auth(token0)).view
+        assert after.move_number > view.move_number
+
+
+def test_the_start_up_log_names_the_address_plainly(tmp_path):
+    proc = subprocess.Popen(
+        [_binary(), "serve", "--listen", "127.0.0.1:0", "--in-memory"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        addr = proc.stdout.readline().rsplit(" ", 1)[1].strip()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    serving = [line for line in err.splitlines() if "serving cardhouse.v1" in line]
+    assert serving and f"addr={addr}" in serving[0], err
+    assert "Some(" not in err

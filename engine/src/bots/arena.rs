@@ -55,7 +55,7 @@ pub fn play_match(
     let mut state = game.new_initial_state();
     while !state.is_terminal() {
         match state.current_player() {
-            Player::Chance => state.resolve_chance(&mut chance),
+            Player::Chance => state.resolve_chance(&mut chance)?,
             Player::Seat(s) => {
                 let a = choose_any(&state, &bots[s], s, &mut rngs[s], stop)?;
                 state.apply(a)?;

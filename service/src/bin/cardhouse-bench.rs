@@ -231,7 +231,7 @@ async fn matches_phase(
                 }
                 pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 let action =
-                    view.legal_actions[(pick >> 33) as usize % view.legal_actions.len()].id;
+                    view.legal_actions[(pick >> 33) as usize % view.legal_actions.len()].id();
                 let t = Instant::now();
                 let mut req = Request::new(pb::ActRequest {
                     match_id: id.clone(),

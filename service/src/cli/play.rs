@@ -85,7 +85,9 @@ pub fn run(
     while !state.is_terminal() {
         match state.current_player() {
             Player::Chance => {
-                state.resolve_chance(&mut chance);
+                state
+                    .resolve_chance(&mut chance)
+                    .map_err(|e| e.to_string())?;
             }
             Player::Seat(s) if s == me => {
                 draw_table(&state, me, &style, out)?;

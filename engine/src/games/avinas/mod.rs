@@ -324,6 +324,33 @@ impl Game for AvinasGame {
         4
     }
 
+    fn min_return(&self) -> f64 {
+        -self.max_return()
+    }
+
+    /// `scope = match`: +1. `scope = deal`: the most rams one deal can give: a failed
+    /// all-tricks knock that was doubled, with four face-up Sevens, under
+    /// `all_tricks_loss = double_loss` (2 × 4 × 4 = 32); a bidding game gives at most 6 pips.
+    fn max_return(&self) -> f64 {
+        match self.scope {
+            Scope::Match => 1.0,
+            Scope::Deal => 32.0,
+        }
+    }
+
+    fn game_type(&self) -> crate::GameType {
+        crate::GameType {
+            short_name: Self::NAME,
+            long_name: "Avinas (Lithuanian Rams)",
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: 4,
+        }
+    }
+
     fn num_distinct_actions(&self) -> usize {
         NUM_ACTIONS
     }

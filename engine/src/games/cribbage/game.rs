@@ -150,6 +150,20 @@ impl CribbageGame {
         if self.players == 2 { 6 } else { 5 }
     }
 
+    /// The largest game value a loss can be worth under these options (§8).
+    #[must_use]
+    pub fn max_game_value(&self) -> u32 {
+        // Without skunks every loss is worth 1, double skunks included (module docs).
+        let mut v = 1;
+        if self.skunk_enabled {
+            v = v.max(self.skunk_game_value);
+            if self.double_skunk_enabled {
+                v = v.max(self.double_skunk_game_value);
+            }
+        }
+        v
+    }
+
     /// Cards each player discards to the crib: 2 with 2 players, else 1.
     #[must_use]
     pub fn discards_each(&self) -> u8 {
@@ -261,6 +275,41 @@ impl Game for CribbageGame {
 
     fn num_players(&self) -> usize {
         usize::from(self.players)
+    }
+
+    /// `scope = match`: minus the largest game value. `scope = deal`: minus
+    /// [`Game::max_return`].
+    fn min_return(&self) -> f64 {
+        match self.scope {
+            Scope::Match => -f64::from(self.max_game_value()),
+            Scope::Deal => -self.max_return(),
+        }
+    }
+
+    /// `scope = match`: the largest game value (twice it with 3 players, whose winner gets
+    /// both losers' values). `scope = deal`: a bound on one side's points in a deal: every
+    /// hand and the crib at 29, his heels, and at most 22 pegging points per card laid (15
+    /// or 31, a double pair royal, a run of seven, the go).
+    fn max_return(&self) -> f64 {
+        let n = u32::from(self.players);
+        match self.scope {
+            Scope::Match if n == 3 => f64::from(2 * self.max_game_value()),
+            Scope::Match => f64::from(self.max_game_value()),
+            Scope::Deal => f64::from(29 * (n + 1) + 2 + 22 * 4 * n),
+        }
+    }
+
+    fn game_type(&self) -> crate::GameType {
+        crate::GameType {
+            short_name: Self::NAME,
+            long_name: "Cribbage",
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: usize::from(self.players),
+        }
     }
 
     fn num_distinct_actions(&self) -> usize {

@@ -31,7 +31,12 @@
 //! **Returns** (§11): 0 until terminal. `scope = match`: +1 for each seat of the team with
 //! the higher total once a team has reached `target_score`, −1 for the others.
 //! `scope = deal`: the state is terminal after one deal; each seat gets its team's deal score
-//! (multiplied) minus the other team's.
+//! (multiplied) minus the other team's, never beyond ±[`JassGame::max_deal_score`] (4148 with the defaults), which is
+//! [`Game::min_return`] / [`Game::max_return`]. The view's `scores` then hold the deal's
+//! scored totals.
+//!
+//! **Observation** (518 floats, seats relative to the observer): the named slices of
+//! [`layout`], also returned with their bounds by [`Game::observation_layout`].
 
 mod heuristic;
 mod observation;
@@ -54,6 +59,9 @@ use crate::{
     Action, ActionSet, Card, CardSet, Error, Game, Options, Player, Rank, Rng, Scope, SeatValues,
     State, Suit, Viewer,
 };
+
+/// The most Wys points one hand can declare: four Unders (200) and four Nines (150).
+pub(crate) const MAX_WYS_PER_HAND: u32 = 350;
 
 /// Number of player action ids.
 pub const NUM_ACTIONS: usize = 43 + wys::NUM_ITEMS as usize;
@@ -90,9 +98,9 @@ const CARD_OF_ACTION: [u8; 36] = {
     t
 };
 
-/// The mode of a deal (§6).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// The mode of a deal (§6). Serialized with the Swiss suit names of the action texts:
+/// `{"trump": "roses"}`, `"obenabe"`, `"undenufe"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// A suit is trump.
     Trump(Suit),
@@ -100,6 +108,31 @@ pub enum Mode {
     Obenabe,
     /// No trump, low wins.
     Undenufe,
+}
+
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Mode::Trump(suit) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("trump", suit.swiss_name())?;
+                m.end()
+            }
+            Mode::Obenabe => s.serialize_str("obenabe"),
+            Mode::Undenufe => s.serialize_str("undenufe"),
+        }
+    }
+}
+
+/// Serializes a rank in Swiss notation (`"U"`, `"O"`, `"9"`), as in card texts.
+pub(crate) fn swiss_rank<S: serde::Serializer>(rank: &Rank, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rank.swiss_short())
+}
+
+/// Serializes a suit by its Swiss name (`"roses"`), as in action texts.
+pub(crate) fn swiss_suit<S: serde::Serializer>(suit: &Suit, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(suit.swiss_name())
 }
 
 impl Mode {
@@ -214,7 +247,7 @@ const SPECS: &[OptionSpec] = &[
         name: "long_sequence_values",
         kind: OptionKind::Choice(&["flat_100", "escalating"]),
         default: "flat_100",
-        doc: "sequences of 5+ cards: 100 flat, or 100/150/200/250/300 for 5..9 cards",
+        doc: "sequences of 5+ cards: 100 flat, or 100/150/200/250/300 for 5 to 9 cards",
     },
     OptionSpec {
         name: "four_banners_wys",
@@ -330,6 +363,22 @@ impl JassGame {
         }
     }
 
+    /// A bound on one team's multiplied score in a deal: the sum of 152 card points, the
+    /// last-trick and Match bonuses, 700 for Wys (at most 350 per hand: four Unders and four
+    /// Nines) and Stöck (20, or 80 with `stoeck_suits = any_suit`), times the largest
+    /// multiplier.
+    #[must_use]
+    pub fn max_deal_score(&self) -> u32 {
+        let stoeck = if self.stoeck_any_suit { 80 } else { 20 };
+        let raw = 152 + self.last_trick_bonus + self.match_bonus + 2 * MAX_WYS_PER_HAND + stoeck;
+        let mult = Mode::ALL
+            .iter()
+            .map(|&m| self.multiplier(m))
+            .max()
+            .unwrap_or(1);
+        raw * mult
+    }
+
     /// The scope option.
     #[must_use]
     pub fn scope(&self) -> Scope {
@@ -439,6 +488,46 @@ impl Game for JassGame {
 
     fn new_initial_state(&self) -> JassState {
         JassState::new(*self)
+    }
+
+    /// `scope = match`: −1. `scope = deal`: minus the most one team can score in a deal
+    /// (see [`JassGame::max_deal_score`]).
+    fn min_return(&self) -> f64 {
+        -self.max_return()
+    }
+
+    /// `scope = match`: +1. `scope = deal`: [`JassGame::max_deal_score`].
+    fn max_return(&self) -> f64 {
+        match self.scope {
+            Scope::Match => 1.0,
+            Scope::Deal => f64::from(self.max_deal_score()),
+        }
+    }
+
+    /// `scope = deal`: 36 cards, at most 3 mode actions and 3 Wys declarations per seat
+    /// (none with `wys = auto`). `scope = match`: no bound (an exact tie at or above the
+    /// target plays another deal).
+    fn max_game_length(&self) -> Option<usize> {
+        let wys = if self.auto_wys { 0 } else { 12 };
+        let choose = if self.schieben_back { 3 } else { 2 };
+        (self.scope == Scope::Deal).then_some(36 + wys + choose)
+    }
+
+    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
+        observation::slices(self)
+    }
+
+    fn game_type(&self) -> crate::GameType {
+        crate::GameType {
+            short_name: Self::NAME,
+            long_name: "Swiss Jass, Schieber",
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: 4,
+        }
     }
 }
 
@@ -930,6 +1019,9 @@ impl JassState {
             scored,
         });
         if self.game.scope == Scope::Deal {
+            // The scores hold the deal's result, as after the first deal of a match (§11).
+            self.scores[0] += scored[0];
+            self.scores[1] += scored[1];
             self.phase = Phase::Over;
             return;
         }
@@ -1212,9 +1304,9 @@ impl State for JassState {
             return Err(Error::UnknownAction {
                 action: i64::from(action),
                 reason: if self.phase == Phase::Deal {
-                    "deal outcomes are card ids 0..36".to_owned()
+                    "deal outcomes are card ids 0 to 35".to_owned()
                 } else {
-                    format!("Jass action ids are 0..{NUM_ACTIONS}")
+                    format!("Jass action ids are 0 to {}", NUM_ACTIONS - 1)
                 },
             });
         }
@@ -1281,6 +1373,10 @@ impl State for JassState {
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
         observation::write(self, seat, out)
+    }
+
+    fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        view::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<JassView, Error> {

@@ -159,7 +159,9 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
             }),
         })
         .collect();
-    let trick = if s.phase == Phase::Play {
+    // At an immediate end (`end_check = immediate`) the cards already laid to the unfinished
+    // trick stay public as the current trick (§16).
+    let trick = if s.phase == Phase::Play || s.trick_len > 0 {
         s.trick()
             .iter()
             .enumerate()
@@ -295,4 +297,127 @@ pub(super) fn parse_action(s: &JassState, text: &str) -> Result<Action, Error> {
     Err(bad(
         "expected `play <card>` (e.g. `play UR`), `trump <acorns|roses|shields|bells>`, `obenabe`, `undenufe`, `schieben` or `wys ...`",
     ))
+}
+
+/// What `seat` knows as text, built from its own [`JassView`] only (so it cannot show more).
+pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, Error> {
+    use std::fmt::Write;
+    let v = view(s, Viewer::Seat(seat))?;
+    let cards = |c: &Option<SwissCards>| {
+        c.map_or_else(String::new, |c| {
+            c.0.iter().map(Card::swiss).collect::<Vec<_>>().join(" ")
+        })
+    };
+    let plays = |p: &[PlayView]| {
+        p.iter()
+            .map(|p| format!("{}:{}", p.seat, p.card))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::new();
+    let phase = match v.phase {
+        Phase::Deal => "deal",
+        Phase::ChooseMode => "choose mode",
+        Phase::Play => "play",
+        Phase::Over => "over",
+    };
+    let _ = writeln!(
+        out,
+        "jass, seat {seat} (team {}), deal {}, dealer {}, forehand {}, phase {phase}",
+        seat & 1,
+        v.deal_number,
+        v.dealer,
+        v.forehand
+    );
+    let _ = writeln!(out, "hand: {}", cards(&v.hands[seat]));
+    if let Some(m) = v.mode {
+        let _ = writeln!(
+            out,
+            "mode: {} x{}, chosen by seat {}{}",
+            m.name(),
+            v.multiplier.unwrap_or(1),
+            v.chooser.unwrap_or(0),
+            if v.pushed { " (pushed)" } else { "" }
+        );
+    } else if v.pushed {
+        let _ = writeln!(out, "mode: pushed (schieben)");
+    }
+    for (i, t) in v.tricks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "trick {}: {} -> seat {} ({} points)",
+            i + 1,
+            plays(&t.cards),
+            t.winner,
+            t.points
+        );
+    }
+    if !v.trick.is_empty() {
+        let _ = writeln!(out, "current trick: {}", plays(&v.trick));
+    }
+    let said: Vec<String> = v
+        .announcements
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.made)
+        .map(|(p, a)| {
+            let mut t = match a.said {
+                super::Said::NoWys => "no Wys".to_owned(),
+                super::Said::Good => "good".to_owned(),
+                super::Said::Points | super::Said::Nothing => {
+                    a.points.map_or_else(String::new, |pts| format!("{pts}"))
+                }
+            };
+            if let Some(c) = a.cards {
+                let _ = write!(t, ", {c} cards");
+            }
+            if let Some(r) = a.top {
+                let _ = write!(t, ", top {}", r.swiss_short());
+            }
+            if let Some(trump) = a.trump {
+                t.push_str(if trump {
+                    ", in trumps"
+                } else {
+                    ", not in trumps"
+                });
+            }
+            if a.best {
+                t.push_str(" (best so far)");
+            }
+            format!("seat {p}: {t}")
+        })
+        .collect();
+    if !said.is_empty() {
+        let _ = writeln!(out, "wys announced: {}", said.join("; "));
+    }
+    for (p, w) in v.wys.iter().enumerate() {
+        if let Some(items) = w.as_ref().filter(|w| !w.is_empty()) {
+            let names: Vec<String> = items
+                .iter()
+                .map(|i| format!("{} ({})", i.name, i.points))
+                .collect();
+            let _ = writeln!(out, "wys of seat {p}: {}", names.join(", "));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "deal points: {}:{}; scores: {}:{} (target {})",
+        v.deal_points[0], v.deal_points[1], v.scores[0], v.scores[1], v.target_score
+    );
+    match v.to_act {
+        Some(p) if p == seat => {
+            let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();
+            let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
+        }
+        Some(p) => {
+            let _ = write!(out, "to act: seat {p}");
+        }
+        None if v.phase == Phase::Over => {
+            let _ = write!(out, "game over; returns {:?}", v.returns);
+        }
+        None => {
+            let _ = write!(out, "to act: chance (dealing)");
+        }
+    }
+    Ok(out)
 }

@@ -28,14 +28,17 @@ pub struct WysItem(u8);
 pub enum WysKind {
     /// All four cards of a rank.
     FourOfAKind {
-        /// The rank.
+        /// The rank (Swiss notation in JSON: `"U"`).
+        #[serde(serialize_with = "super::swiss_rank")]
         rank: Rank,
     },
     /// `len` consecutive cards of `suit` in natural order, from `low` upwards.
     Sequence {
-        /// The suit.
+        /// The suit (Swiss name in JSON: `"roses"`).
+        #[serde(serialize_with = "super::swiss_suit")]
         suit: Suit,
-        /// Lowest card in natural order (6 low, A high).
+        /// Lowest card in natural order (6 low, A high; Swiss notation in JSON).
+        #[serde(serialize_with = "super::swiss_rank")]
         low: Rank,
         /// Number of cards, 3..=9.
         len: u8,
@@ -362,12 +365,20 @@ pub struct Announcement {
     pub points: Option<u16>,
     /// Its best Wys's card count, if that stage was reached.
     pub cards: Option<u8>,
-    /// Its best Wys's compared rank, if that stage was reached.
+    /// Its best Wys's compared rank, if that stage was reached (Swiss notation in JSON).
+    #[serde(serialize_with = "swiss_top")]
     pub top: Option<Rank>,
     /// Whether its best Wys is a trump sequence, if that stage was reached.
     pub trump: Option<bool>,
     /// Its Wys became the best so far.
     pub best: bool,
+}
+
+fn swiss_top<S: serde::Serializer>(top: &Option<Rank>, s: S) -> Result<S::Ok, S::Error> {
+    match top {
+        Some(r) => s.serialize_str(r.swiss_short()),
+        None => s.serialize_none(),
+    }
 }
 
 /// The first word of an announcement.

@@ -206,6 +206,33 @@ impl Game for KlaberjassGame {
         2
     }
 
+    fn min_return(&self) -> f64 {
+        -self.max_return()
+    }
+
+    /// `scope = match`: +1. `scope = deal`: a bound on the points one player can add in a
+    /// deal: all card points with the last trick, sequences (at most 150 in one hand) and
+    /// Bella.
+    fn max_return(&self) -> f64 {
+        match self.scope {
+            Scope::Match => 1.0,
+            Scope::Deal => f64::from(152 + self.last_trick_bonus + 150 + 20),
+        }
+    }
+
+    fn game_type(&self) -> crate::GameType {
+        crate::GameType {
+            short_name: Self::NAME,
+            long_name: "Klaberjass (two players)",
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: 2,
+        }
+    }
+
     fn num_distinct_actions(&self) -> usize {
         NUM_ACTIONS
     }
