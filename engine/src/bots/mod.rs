@@ -27,7 +27,7 @@
 //!             let a = state.bot_action(&bots[s], s, &mut rng, &mut || false)?;
 //!             state.apply(a)?;
 //!         }
-//!         _ => state.resolve_chance(&mut rng),
+//!         _ => state.resolve_chance(&mut rng)?,
 //!     }
 //! }
 //! # Ok::<(), cardhouse::Error>(())
