@@ -73,7 +73,11 @@ def render(source: str) -> str:
             elif has_doc:
                 edits.append((first.lineno - 1, first.end_lineno - 1, [quoted(doc, indent)]))
             else:
-                edits.append((first.lineno - 1, first.lineno - 2, [quoted(doc, indent)]))
+                # Before the first statement, or before its decorators (`@property`).
+                start = min(
+                    [first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]
+                )
+                edits.append((start - 1, start - 2, [quoted(doc, indent)]))
 
     visit(tree, [])
     for first, last, new in sorted(edits, reverse=True):

@@ -62,30 +62,63 @@ _OptionValue = bool | int | str
 # The Cribbage hand scorer, exposed as cardhouse.cribbage.HandScore / score_hand.
 @final
 class _CribbageHandScore:
+    """The points of a Cribbage hand or crib with the starter, item by item (every field is in
+    points): ``fifteens`` (2 per set of cards summing to 15), ``pairs`` (2 per pair),
+    ``runs`` (run length times the number of runs), ``flush`` (4 or 5 in a hand, 5 or 0 in
+    the crib), ``nobs`` (1 for the Jack of the starter's suit) and their ``total``.
+    """
     @property
-    def fifteens(self) -> int: ...
+    def fifteens(self) -> int:
+        """2 points per distinct set of cards whose values sum to 15."""
     @property
-    def pairs(self) -> int: ...
+    def pairs(self) -> int:
+        """2 points per pair of cards of equal rank (pair royal 6, double pair royal 12)."""
     @property
-    def runs(self) -> int: ...
+    def runs(self) -> int:
+        """The longest run length times the number of distinct runs of that length."""
     @property
-    def flush(self) -> int: ...
+    def flush(self) -> int:
+        """4 or 5 in a hand; 5 or 0 in the crib (all five cards of one suit)."""
     @property
-    def nobs(self) -> int: ...
+    def nobs(self) -> int:
+        """1 for the Jack of the starter's suit in the hand or crib."""
     @property
-    def total(self) -> int: ...
-    def as_dict(self) -> dict[str, int]: ...
+    def total(self) -> int:
+        """The sum of the items."""
+    def as_dict(self) -> dict[str, int]:
+        """The score as a dict of the six fields."""
     def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
-def _score_cribbage_hand(hand: list[str], starter: str, crib: bool = False) -> _CribbageHandScore: ...
+def _score_cribbage_hand(hand: list[str], starter: str, crib: bool = False) -> _CribbageHandScore:
+    """Scores a Cribbage hand (or, with ``crib=True``, the crib) of four cards with the starter.
+
+    Cards are strings such as ``"5H"``, ``"10C"``, ``"JD"``, ``"AS"``. Returns a
+    :class:`HandScore`.
+
+    Raises:
+        InvalidCardError: a card that does not parse, a card given twice (hand and starter
+            included) or a hand of other than four cards; the message names the card.
+    """
 @final
 class _Bot:
-    """A bot: decides for one seat from what that seat knows only."""
+    """A bot: decides for one seat from what that seat knows only (never from hidden cards),
+    deterministically for its seed and the sequence of calls.
+
+    ``bot.act(state)`` (or ``bot(state)``, the form Gymnasium opponents take) returns the
+    action id it chooses for the seat to act; the state is not changed.
+    """
 
     @property
-    def name(self) -> str: ...
-    def act(self, state: State, seat: int | None = None) -> int: ...
+    def name(self) -> str:
+        """The bot's name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:N``."""
+    def act(self, state: State, seat: int | None = None) -> int:
+        """The action id this bot chooses for ``seat`` (default: the seat to act) at ``state``.
+
+        Raises:
+            IllegalActionError: the seat is not to act (or the game is over).
+            InvalidOptionError: the state is of another game than the bot was made for.
+        """
     def __call__(self, state: State, rng: object | None = None) -> int: ...
 
 def _make_bot(
@@ -94,7 +127,8 @@ def _make_bot(
     seed: int = 0,
     iterations: int | None = None,
     time_budget: float | None = None,
-) -> _Bot: ...
+) -> _Bot:
+    """Makes a bot (use ``cardhouse.bots.random`` / ``heuristic`` / ``ismcts``)."""
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
 def list_games() -> list[str]:
