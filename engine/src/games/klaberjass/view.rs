@@ -459,13 +459,18 @@ pub(super) fn parse_action(s: &KlaberjassState, text: &str) -> Result<Action, Er
 
 /// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks ascending), two spaces between suits.
 fn by_suit(cards: CardSet) -> String {
-    Suit::ALL
+    let text = Suit::ALL
         .iter()
         .map(|&suit| cards.of_suit(suit))
         .filter(|c| !c.is_empty())
         .map(|c| c.to_string())
         .collect::<Vec<_>>()
-        .join("  ")
+        .join("  ");
+    if text.is_empty() {
+        "(none)".to_owned()
+    } else {
+        text
+    }
 }
 
 fn phase_name(phase: Phase) -> &'static str {
