@@ -164,6 +164,11 @@ fn assert_same_knowledge(s: &AvinasState, t: &AvinasState, viewer: usize, what: 
         "view leaks ({what})"
     );
     assert_eq!(
+        s.observation_string(viewer).expect("text"),
+        t.observation_string(viewer).expect("text"),
+        "observation_string of seat {viewer} leaks ({what})"
+    );
+    assert_eq!(
         json(s, Viewer::Spectator),
         json(t, Viewer::Spectator),
         "spectator view leaks ({what})"

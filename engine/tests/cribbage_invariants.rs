@@ -310,6 +310,11 @@ fn no_hidden_information_reaches_a_seat() {
                     json(s, Viewer::Seat(viewer)),
                     "view leaks (swapped {a} and {b})"
                 );
+                assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks (swapped {a} and {b})"
+                );
                 assert_eq!(json(&t, Viewer::Spectator), json(s, Viewer::Spectator));
                 // Events: the viewer's text of every action legal in both.
                 if !s.is_chance_node() {

@@ -243,6 +243,11 @@ fn no_hidden_information_reaches_a_seat() {
                     "view leaks\n{s}\n{t}"
                 );
                 assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks"
+                );
+                assert_eq!(
                     view(&t, Viewer::Spectator),
                     view(s, Viewer::Spectator),
                     "spectator view leaks"
