@@ -164,6 +164,11 @@ fn assert_same_knowledge(s: &AvinasState, t: &AvinasState, viewer: usize, what: 
         "view leaks ({what})"
     );
     assert_eq!(
+        s.observation_string(viewer).expect("text"),
+        t.observation_string(viewer).expect("text"),
+        "observation_string of seat {viewer} leaks ({what})"
+    );
+    assert_eq!(
         json(s, Viewer::Spectator),
         json(t, Viewer::Spectator),
         "spectator view leaks ({what})"
@@ -540,4 +545,121 @@ fn deal_events_show_exactly_what_each_seat_sees() {
         }
         assert_eq!(k, 32);
     }
+}
+
+/// The named slices cover the observation exactly, in order, and every value written in
+/// random games (both scopes, both all-tricks loss rules, a small pip limit) lies within
+/// its slice's bounds.
+#[test]
+fn the_observation_layout_covers_the_observation_and_bounds_every_value() {
+    let mut sets: Vec<&[(&str, &str)]> = OPTION_SETS.to_vec();
+    sets.push(&[("scope", "deal"), ("pip_limit", "1")]);
+    sets.push(&[("pip_limit", "1")]);
+    for opts in sets {
+        let g = game(opts);
+        let layout = g.observation_layout();
+        let mut next = 0;
+        for slice in &layout {
+            assert_eq!(slice.offset, next, "{} is not contiguous", slice.name);
+            assert!(slice.low <= slice.high, "{}", slice.name);
+            next += slice.len();
+        }
+        assert_eq!(next, g.observation_len());
+        assert_eq!(next, cardhouse::games::avinas::layout::TOTAL);
+        for seed in 0..10 {
+            play(g, seed, |s, _| {
+                for seat in 0..4 {
+                    let obs = s.observation(seat).expect("obs");
+                    for slice in &layout {
+                        for (k, &x) in obs[slice.offset..slice.offset + slice.len()]
+                            .iter()
+                            .enumerate()
+                        {
+                            assert!(
+                                slice.low <= x && x <= slice.high,
+                                "{opts:?}: {}[{k}] = {x} outside {}..={}\n{s}",
+                                slice.name,
+                                slice.low,
+                                slice.high
+                            );
+                        }
+                    }
+                }
+            });
+        }
+    }
+    let names: Vec<&str> = AvinasGame::default()
+        .observation_layout()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names.first(), Some(&"hand"));
+    assert_eq!(names.last(), Some(&"pips"));
+}
+
+/// `observation_string` shows only what the seat knows: states resampled for that seat
+/// (other hands, face-down cards, a face-down lead) give the same text.
+#[test]
+fn observation_string_ignores_what_the_seat_cannot_see() {
+    let mut varied = 0;
+    for opts in OPTION_SETS {
+        for seed in 0..6 {
+            play(game(opts), seed, |s, rng| {
+                if rng.below(3) != 0 {
+                    return;
+                }
+                for seat in 0..4 {
+                    let text = s.observation_string(seat).expect("text");
+                    for _ in 0..2 {
+                        let r = s.resample(seat, rng).expect("resample");
+                        assert_eq!(
+                            r.observation_string(seat).expect("text"),
+                            text,
+                            "observation_string of seat {seat} leaks\n{s}\n{r}"
+                        );
+                        if (0..4).any(|p| r.hand(p) != s.hand(p)) {
+                            varied += 1;
+                        }
+                    }
+                }
+            });
+        }
+    }
+    assert!(
+        varied > 100,
+        "the hidden cards must actually vary: {varied}"
+    );
+    let g = game(&[("scope", "deal"), ("first_dealer", "0")]);
+    let mut s = g.new_initial_state();
+    s.resolve_chance(&mut SeededRng::new(4));
+    let text = s.observation_string(1).expect("text");
+    for c in s.hand(1).iter() {
+        assert!(text.contains(&c.to_string()), "{c} missing from\n{text}");
+    }
+    assert!(text.starts_with("avinas, seat 1 (partner 3)"), "{text}");
+    assert!(s.observation_string(4).is_err());
+}
+
+/// `scope = deal` never takes more player actions than `max_game_length` (43); a match has
+/// `None`.
+#[test]
+fn deals_stay_within_max_game_length() {
+    assert_eq!(AvinasGame::default().max_game_length(), None);
+    let mut longest = 0;
+    for opts in OPTION_SETS.iter().take(3) {
+        let g = game(opts);
+        let max = g.max_game_length().expect("a deal is bounded");
+        assert_eq!(max, 43);
+        for seed in 0..300 {
+            let mut actions = 0;
+            play(g, seed, |s, _| {
+                if s.current_player().seat().is_some() {
+                    actions += 1;
+                }
+            });
+            assert!(actions <= max, "{actions} player actions > {max}");
+            longest = longest.max(actions);
+        }
+    }
+    assert!(longest >= 36, "random deals reach {longest} actions");
 }

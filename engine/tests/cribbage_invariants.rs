@@ -310,6 +310,11 @@ fn no_hidden_information_reaches_a_seat() {
                     json(s, Viewer::Seat(viewer)),
                     "view leaks (swapped {a} and {b})"
                 );
+                assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks (swapped {a} and {b})"
+                );
                 assert_eq!(json(&t, Viewer::Spectator), json(s, Viewer::Spectator));
                 // Events: the viewer's text of every action legal in both.
                 if !s.is_chance_node() {
@@ -451,4 +456,126 @@ fn resample_actually_varies_the_hidden_cards() {
         "resample does not vary the other hands"
     );
     let _ = rng.next_u64();
+}
+
+/// The named slices cover the observation exactly, in order, and every value written in
+/// random games (2, 3 and 4 players, both scopes, small and default targets) lies within its
+/// slice's bounds.
+#[test]
+fn the_observation_layout_covers_the_observation_and_bounds_every_value() {
+    let mut sets: Vec<&[(&str, &str)]> = OPTION_SETS.to_vec();
+    sets.push(&[("players", "2"), ("target_score", "5")]);
+    sets.push(&[("players", "4"), ("target_score", "1")]);
+    sets.push(&[("players", "2"), ("scope", "deal"), ("target_score", "1")]);
+    for opts in sets {
+        let g = game(opts);
+        let layout = g.observation_layout();
+        let mut next = 0;
+        for slice in &layout {
+            assert_eq!(slice.offset, next, "{} is not contiguous", slice.name);
+            assert!(slice.low <= slice.high, "{}", slice.name);
+            next += slice.len();
+        }
+        assert_eq!(next, g.observation_len());
+        assert_eq!(next, cardhouse::games::cribbage::layout::TOTAL);
+        for seed in 0..4 {
+            play(g, seed, |s, _| {
+                for seat in 0..g.num_players() {
+                    let obs = s.observation(seat).expect("obs");
+                    for slice in &layout {
+                        for (k, &x) in obs[slice.offset..slice.offset + slice.len()]
+                            .iter()
+                            .enumerate()
+                        {
+                            assert!(
+                                slice.low <= x && x <= slice.high,
+                                "{opts:?}: {}[{k}] = {x} outside {}..={}\n{s}",
+                                slice.name,
+                                slice.low,
+                                slice.high
+                            );
+                        }
+                    }
+                }
+            });
+        }
+    }
+    let names: Vec<&str> = CribbageGame::default()
+        .observation_layout()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names.first(), Some(&"hand"));
+    assert_eq!(names.last(), Some(&"deal_points"));
+}
+
+/// `observation_string` shows only what the seat knows: states resampled for that seat
+/// (other hands, discards, the blind card, the stock) give the same text.
+#[test]
+fn observation_string_ignores_what_the_seat_cannot_see() {
+    let mut varied = 0;
+    for opts in OPTION_SETS.iter().skip(5) {
+        for seed in 0..6 {
+            play(game(opts), seed, |s, rng| {
+                if rng.below(2) != 0 {
+                    return;
+                }
+                for seat in 0..s.game().num_players() {
+                    let text = s.observation_string(seat).expect("text");
+                    for _ in 0..3 {
+                        let r = s.resample(seat, rng).expect("resample");
+                        assert_eq!(
+                            r.observation_string(seat).expect("text"),
+                            text,
+                            "observation_string of seat {seat} leaks\n{s}\n{r}"
+                        );
+                        if (0..s.game().num_players()).any(|p| r.hand(p) != s.hand(p))
+                            || r.crib() != s.crib()
+                        {
+                            varied += 1;
+                        }
+                    }
+                }
+            });
+        }
+    }
+    assert!(
+        varied > 100,
+        "the hidden cards must actually vary: {varied}"
+    );
+    let g = game(&[("players", "2"), ("scope", "deal"), ("first_dealer", "0")]);
+    let mut s = g.new_initial_state();
+    s.resolve_chance(&mut SeededRng::new(4));
+    let text = s.observation_string(1).expect("text");
+    for c in s.hand(1).iter() {
+        assert!(text.contains(&c.to_string()), "{c} missing from\n{text}");
+    }
+    assert!(text.contains("to act: you; legal: discard"), "{text}");
+    assert!(s.observation_string(2).is_err());
+}
+
+/// `scope = deal` never takes more player actions than `max_game_length` (16, 27 and 40
+/// for 2, 3 and 4 players); a match has `None`.
+#[test]
+fn deals_stay_within_max_game_length() {
+    assert_eq!(CribbageGame::default().max_game_length(), None);
+    for (players, bound) in [("2", 16), ("3", 27), ("4", 40)] {
+        for leader in ["first_go_caller", "after_last_player"] {
+            let g = game(&[
+                ("players", players),
+                ("scope", "deal"),
+                ("new_series_leader", leader),
+            ]);
+            assert_eq!(g.max_game_length(), Some(bound));
+            for seed in 0..300 {
+                let mut actions = 0;
+                play(g, seed, |s, _| {
+                    if s.current_player().seat().is_some() {
+                        actions += 1;
+                    }
+                });
+                assert!(actions <= bound, "{players} players: {actions} > {bound}");
+            }
+        }
+    }
 }

@@ -243,6 +243,11 @@ fn no_hidden_information_reaches_a_seat() {
                     "view leaks\n{s}\n{t}"
                 );
                 assert_eq!(
+                    t.observation_string(viewer).expect("text"),
+                    s.observation_string(viewer).expect("text"),
+                    "observation_string of seat {viewer} leaks"
+                );
+                assert_eq!(
                     view(&t, Viewer::Spectator),
                     view(s, Viewer::Spectator),
                     "spectator view leaks"
@@ -629,4 +634,125 @@ fn every_option_combination_plays_consistent_deals_and_matches() {
         }
     }
     assert_eq!(games, 2 * 3 * 16 * 2);
+}
+
+/// The named slices cover the observation exactly, in order, and every value written in
+/// random games (both scopes, both maker tie rules) lies within its slice's bounds.
+#[test]
+fn the_observation_layout_covers_the_observation_and_bounds_every_value() {
+    let mut sets: Vec<&[(&str, &str)]> = OPTION_SETS.to_vec();
+    sets.push(&[("scope", "deal"), ("maker_tie_rule", "hang")]);
+    sets.push(&[("scope", "match"), ("target_score", "300")]);
+    for opts in sets {
+        let g = game(opts);
+        let layout = g.observation_layout();
+        let mut next = 0;
+        for slice in &layout {
+            assert_eq!(slice.offset, next, "{} is not contiguous", slice.name);
+            assert!(slice.low <= slice.high, "{}", slice.name);
+            next += slice.len();
+        }
+        assert_eq!(next, g.observation_len());
+        assert_eq!(next, cardhouse::games::klaberjass::layout::TOTAL);
+        for seed in 0..12 {
+            play(g, seed, |s, _| {
+                for seat in 0..2 {
+                    let obs = s.observation(seat).expect("obs");
+                    for slice in &layout {
+                        for (k, &x) in obs[slice.offset..slice.offset + slice.len()]
+                            .iter()
+                            .enumerate()
+                        {
+                            assert!(
+                                slice.low <= x && x <= slice.high,
+                                "{opts:?}: {}[{k}] = {x} outside {}..={}\n{s}",
+                                slice.name,
+                                slice.low,
+                                slice.high
+                            );
+                        }
+                    }
+                }
+            });
+        }
+    }
+    let names: Vec<&str> = KlaberjassGame::default()
+        .observation_layout()
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names.first(), Some(&"hand"));
+    assert_eq!(names.last(), Some(&"held_over"));
+}
+
+/// `observation_string` shows only what the seat knows: states resampled for that seat
+/// (other hands, stock) give the same text; it shows the seat's own hand.
+#[test]
+fn observation_string_ignores_what_the_seat_cannot_see() {
+    let mut varied = 0;
+    for opts in OPTION_SETS {
+        for seed in 0..8 {
+            play(game(opts), seed, |s, rng| {
+                if rng.below(3) != 0 {
+                    return;
+                }
+                for seat in 0..2 {
+                    let text = s.observation_string(seat).expect("text");
+                    if s.phase() != Phase::Cut {
+                        assert!(text.contains(&format!("seat {seat}")), "{text}");
+                    }
+                    for _ in 0..3 {
+                        let r = s.resample(seat, rng).expect("resample");
+                        assert_eq!(
+                            r.observation_string(seat).expect("text"),
+                            text,
+                            "observation_string of seat {seat} leaks\n{s}\n{r}"
+                        );
+                        if r.hand(1 - seat) != s.hand(1 - seat) {
+                            varied += 1;
+                        }
+                    }
+                }
+            });
+        }
+    }
+    assert!(
+        varied > 100,
+        "the hidden cards must actually vary: {varied}"
+    );
+    let g = game(&[("scope", "deal"), ("first_dealer", "0")]);
+    let mut s = g.new_initial_state();
+    s.resolve_chance(&mut SeededRng::new(4));
+    let text = s.observation_string(1).expect("text");
+    assert!(text.contains("seat 1 (elder)"), "{text}");
+    let hand: Vec<String> = s.hand(1).iter().map(|c| c.to_string()).collect();
+    for c in &hand {
+        assert!(text.contains(c.as_str()), "{c} missing from\n{text}");
+    }
+    assert!(text.contains("to act: you; legal: pass, take"), "{text}");
+    assert!(s.observation_string(2).is_err());
+}
+
+/// `scope = deal` never takes more player actions than `max_game_length` (32); a match has
+/// no bound.
+#[test]
+fn deals_stay_within_max_game_length() {
+    assert_eq!(KlaberjassGame::default().max_game_length(), None);
+    let mut longest = 0;
+    for opts in OPTION_SETS.iter().take(3) {
+        let g = game(opts);
+        let max = g.max_game_length().expect("a deal is bounded");
+        assert_eq!(max, 32);
+        for seed in 0..300 {
+            let mut actions = 0;
+            play(g, seed, |s, _| {
+                if s.current_player().seat().is_some() {
+                    actions += 1;
+                }
+            });
+            assert!(actions <= max, "{actions} player actions > {max}");
+            longest = longest.max(actions);
+        }
+    }
+    assert!(longest >= 24, "random deals reach {longest} actions");
 }

@@ -338,6 +338,19 @@ impl Game for AvinasGame {
         }
     }
 
+    /// `scope = deal`: 43. At most 4 auction or knock/double actions (the declarer and his
+    /// partner pass or knock, then both defenders pass or double; or one bid or pass per
+    /// seat), 32 cards, and a continue/stop choice after each of tricks 1–7. An all-pass
+    /// bidding game ends the deal with no redeal in this scope. `scope = match`: no bound
+    /// (all-pass deals and sevens games can follow each other without end).
+    fn max_game_length(&self) -> Option<usize> {
+        (self.scope == Scope::Deal).then_some(4 + 32 + 7)
+    }
+
+    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
+        observation::slices(self)
+    }
+
     fn game_type(&self) -> crate::GameType {
         crate::GameType {
             short_name: Self::NAME,
@@ -905,6 +918,10 @@ impl State for AvinasState {
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
         observation::write(self, seat, out)
+    }
+
+    fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        view::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<AvinasView, Error> {

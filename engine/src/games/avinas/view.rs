@@ -398,3 +398,188 @@ pub(super) fn parse_action(text: &str) -> Result<Action, Error> {
         "expected `play <card>` (e.g. `play QS`, `play 8H face down`, `play JD trump hearts`), `bid <n>`, `pass`, `knock`, `double`, `continue`, `stop`, `deal <card>` or `first dealer <seat>`",
     ))
 }
+
+/// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks 7..A), two spaces between suits.
+fn by_suit(cards: CardSet) -> String {
+    let text = Suit::ALL
+        .iter()
+        .map(|&suit| cards.of_suit(suit))
+        .filter(|c| !c.is_empty())
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("  ");
+    if text.is_empty() {
+        "(none)".to_owned()
+    } else {
+        text
+    }
+}
+
+fn play_text(p: &PlayView) -> String {
+    match (p.card, p.face_down) {
+        (Some(c), true) => format!("{}:{c} (face down)", p.seat),
+        (Some(c), false) => format!("{}:{c}", p.seat),
+        (None, _) => format!("{}:face down", p.seat),
+    }
+}
+
+/// What `seat` knows as text, built from its own [`AvinasView`] only (so it cannot show
+/// more).
+pub(super) fn observation_string(s: &AvinasState, seat: usize) -> Result<String, Error> {
+    use std::fmt::Write;
+    let v = view(s, Viewer::Seat(seat))?;
+    let team = |t: usize| format!("team {t} (seats {}+{})", t, t + 2);
+    let phase = match v.phase {
+        Phase::ChooseDealer => "draw for the first dealer",
+        Phase::Deal => "deal",
+        Phase::Knock => "knock or pass",
+        Phase::Double => "double or pass",
+        Phase::Bid => "auction",
+        Phase::Play => "play",
+        Phase::StopChoice => "continue or stop",
+        Phase::Over => "over",
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "avinas, seat {seat} (partner {}), deal {}",
+        (seat + 2) % 4,
+        v.deal_number
+    );
+    if let Some(d) = v.dealer {
+        let _ = write!(out, ", dealer {d}");
+    }
+    let _ = writeln!(out, ", phase {phase}");
+    let _ = writeln!(out, "hand: {}", by_suit(v.hands[seat].unwrap_or_default()));
+    if !v.exposures.is_empty() {
+        let shown: Vec<String> = v
+            .exposures
+            .iter()
+            .map(|e| {
+                let how = if e.face_up { "up" } else { "down" };
+                match e.card {
+                    Some(c) => format!("{}:{c} {how}", e.seat),
+                    None => format!("{}:? {how}", e.seat),
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "4th/8th cards: {}", shown.join(", "));
+    }
+    for (p, known) in v.known.iter().enumerate() {
+        if p != seat && !known.is_empty() {
+            let _ = writeln!(out, "seat {p} still holds: {}", by_suit(*known));
+        }
+    }
+    match v.kind {
+        Some(Kind::Sevens) => {
+            let _ = write!(out, "sevens game: {} face-up Seven(s)", v.base);
+            if let Some(d) = v.declarer {
+                let _ = write!(out, ", declarer {d}");
+            }
+            if let Some(t) = v.trump {
+                let _ = write!(out, ", trump {}", t.name());
+            }
+            if let Some(k) = v.knocked_by {
+                let _ = write!(out, "; knocked by seat {k}");
+            }
+            if let Some(d) = v.doubled_by {
+                let _ = write!(out, "; doubled by seat {d}");
+            }
+            let _ = writeln!(out);
+        }
+        Some(Kind::Bidding) => {
+            let bids: Vec<String> = v
+                .bids
+                .iter()
+                .enumerate()
+                .filter_map(|(p, b)| match b {
+                    BidView::Waiting => None,
+                    BidView::Pass => Some(format!("seat {p} pass")),
+                    BidView::Bid(n) => Some(format!("seat {p} bid {n}")),
+                })
+                .collect();
+            let _ = write!(out, "bidding game");
+            if !bids.is_empty() {
+                let _ = write!(out, ": {}", bids.join(", "));
+            }
+            if v.phase != Phase::Bid {
+                if let Some(d) = v.declarer {
+                    let _ = write!(out, "; declarer {d}");
+                }
+            }
+            if let Some(t) = v.trump {
+                let _ = write!(out, ", trump {}", t.name());
+            }
+            let _ = writeln!(out);
+        }
+        None => {}
+    }
+    for (i, t) in v.tricks.iter().enumerate() {
+        let cards: Vec<String> = t.cards.iter().map(play_text).collect();
+        let _ = writeln!(
+            out,
+            "trick {}: {} -> seat {} ({} points)",
+            i + 1,
+            cards.join(" "),
+            t.winner,
+            t.points
+        );
+    }
+    if !v.trick.is_empty() {
+        let cards: Vec<String> = v.trick.iter().map(play_text).collect();
+        let _ = writeln!(out, "current trick: {}", cards.join(" "));
+    }
+    if v.stopped {
+        let _ = writeln!(out, "the declarer stopped play");
+    }
+    let _ = writeln!(
+        out,
+        "this deal: {} {} card points, {} tricks; {} {} card points, {} tricks",
+        team(0),
+        v.card_points[0],
+        v.tricks_won[0],
+        team(1),
+        v.card_points[1],
+        v.tricks_won[1]
+    );
+    if let Some(d) = &v.last_deal {
+        let result = match (d.kind, d.against) {
+            (None, _) => "all passed, no score".to_owned(),
+            (Some(kind), Some(x)) => {
+                let unit = if kind == Kind::Sevens { "rams" } else { "pips" };
+                format!(
+                    "{} {unit} against team {x} (declarer {} card points, defenders {})",
+                    d.amount, d.declarer_points, d.defender_points
+                )
+            }
+            (Some(_), None) => "nothing given".to_owned(),
+        };
+        let _ = writeln!(out, "last deal: {result}");
+    }
+    let _ = writeln!(
+        out,
+        "rams: team 0 {}, team 1 {}; pips: team 0 {}, team 1 {} (limit {})",
+        v.rams[0], v.rams[1], v.pips[0], v.pips[1], v.pip_limit
+    );
+    match v.to_act {
+        Some(p) if p == seat => {
+            let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();
+            let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
+        }
+        Some(p) => {
+            let _ = write!(out, "to act: seat {p}");
+        }
+        None if v.phase == Phase::Over => {
+            let result = match v.loser {
+                Some(l) if v.cat => format!("team {l} loses as the cat"),
+                Some(l) => format!("team {l} loses"),
+                None => "deal over".to_owned(),
+            };
+            let _ = write!(out, "game over: {result}; returns {:?}", v.returns);
+        }
+        None => {
+            let _ = write!(out, "to act: chance (dealing)");
+        }
+    }
+    Ok(out)
+}

@@ -164,6 +164,15 @@ impl CribbageGame {
         v
     }
 
+    /// A bound on one side's points in a deal: every hand and the crib at 29, his heels, and
+    /// at most 22 pegging points per card laid (15 or 31, a double pair royal, a run of
+    /// seven, the go).
+    #[must_use]
+    pub fn max_deal_points(&self) -> u32 {
+        let n = u32::from(self.players);
+        29 * (n + 1) + 2 + 22 * 4 * n
+    }
+
     /// Cards each player discards to the crib: 2 with 2 players, else 1.
     #[must_use]
     pub fn discards_each(&self) -> u8 {
@@ -287,16 +296,30 @@ impl Game for CribbageGame {
     }
 
     /// `scope = match`: the largest game value (twice it with 3 players, whose winner gets
-    /// both losers' values). `scope = deal`: a bound on one side's points in a deal: every
-    /// hand and the crib at 29, his heels, and at most 22 pegging points per card laid (15
-    /// or 31, a double pair royal, a run of seven, the go).
+    /// both losers' values). `scope = deal`: [`CribbageGame::max_deal_points`].
     fn max_return(&self) -> f64 {
-        let n = u32::from(self.players);
         match self.scope {
-            Scope::Match if n == 3 => f64::from(2 * self.max_game_value()),
+            Scope::Match if self.players == 3 => f64::from(2 * self.max_game_value()),
             Scope::Match => f64::from(self.max_game_value()),
-            Scope::Deal => f64::from(29 * (n + 1) + 2 + 22 * 4 * n),
+            Scope::Deal => f64::from(self.max_deal_points()),
         }
+    }
+
+    /// `scope = deal`: the discards (4 with 2 players, else 1 each), the `4N` cards laid, and
+    /// at most `N` go calls in each series that holds one: a go needs a count of 22 or more
+    /// (no card is worth more than 10), so such a series has at least three cards and there
+    /// are at most `⌊4N / 3⌋` of them. 2 players: 4 + 8 + 2 × 2 = 16; 3 players: 3 + 12 + 4 × 3
+    /// = 27; 4 players: 4 + 16 + 5 × 4 = 40. No deal is ever redealt. `scope = match`: `None`,
+    /// as for every game's match, although one exists: every deal scores at least the
+    /// last-card point, so a match has at most `sides × (target − 1) + 1` deals.
+    fn max_game_length(&self) -> Option<usize> {
+        let n = usize::from(self.players);
+        let discards = n * usize::from(self.discards_each());
+        (self.scope == Scope::Deal).then_some(discards + 4 * n + 4 * n / 3 * n)
+    }
+
+    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
+        super::observation::slices(self)
     }
 
     fn game_type(&self) -> crate::GameType {

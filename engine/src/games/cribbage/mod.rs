@@ -626,6 +626,10 @@ impl State for CribbageState {
         observation::write(self, seat, out)
     }
 
+    fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        view::observation_string(self, seat)
+    }
+
     fn view(&self, viewer: Viewer) -> Result<CribbageView, Error> {
         view::view(self, viewer)
     }

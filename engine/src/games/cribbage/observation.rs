@@ -3,8 +3,8 @@
 //! the number of players stay 0). Cards are indexed by their action id
 //! ([`super::card_action`]: `suit lane * 13 + rank index`, lanes ♣ ♦ ♥ ♠, ranks 2..A).
 
-use super::{CribbageState, Phase, pack_cards};
-use crate::{CardSet, Error};
+use super::{CribbageGame, CribbageState, Phase, pack_cards};
+use crate::{CardSet, Error, ObservationSlice, Scope};
 
 /// Offsets and sizes of the observation, as named constants.
 pub mod layout {
@@ -45,6 +45,119 @@ pub mod layout {
 }
 
 use layout::*;
+
+/// The most points one credit can add to a score: a hand or the crib at 29 (a laid card
+/// earns at most 2 + 12 + 1, his heels 2).
+const MAX_CREDIT: u32 = 29;
+
+/// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
+///
+/// Scores: in a match the game ends the moment a side reaches the target, so a score is at
+/// most `target − 1` plus one credit; in `scope = deal` the target does not apply and a score
+/// is the deal's points, at most [`CribbageGame::max_deal_points`]. Deal points are bounded
+/// by both.
+pub(super) fn slices(game: &CribbageGame) -> Vec<ObservationSlice> {
+    let target = game.target_score;
+    let max_deal = game.max_deal_points();
+    let (scores, deal) = match game.scope {
+        Scope::Deal => (max_deal as f32 / target as f32, max_deal),
+        Scope::Match => {
+            let top = target - 1 + MAX_CREDIT;
+            (top as f32 / target as f32, top.min(max_deal))
+        }
+    };
+    let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
+        name,
+        offset,
+        shape: shape.to_vec(),
+        meaning,
+        low: 0.0,
+        high,
+    };
+    vec![
+        s(
+            "hand",
+            HAND,
+            &[52],
+            "cards the observer holds now (card-action ids)",
+            1.0,
+        ),
+        s(
+            "discards",
+            DISCARDS,
+            &[52],
+            "cards the observer discarded to the crib in this deal",
+            1.0,
+        ),
+        s(
+            "laid",
+            LAID,
+            &[4, 52],
+            "cards laid in the play of this deal, by relative seat (unused seats 0)",
+            1.0,
+        ),
+        s(
+            "series",
+            SERIES,
+            &[SERIES_LEN, 13],
+            "the current series, most recent card first: one-hot rank A..K per position",
+            1.0,
+        ),
+        s("starter", STARTER, &[52], "the starter, once cut", 1.0),
+        s("crib", CRIB, &[52], "the crib, once shown", 1.0),
+        s("count", COUNT, &[1], "the count / 31", 1.0),
+        s(
+            "said_go",
+            SAID_GO,
+            &[4],
+            "who has said go in the current series, by relative seat",
+            1.0,
+        ),
+        s(
+            "last",
+            LAST,
+            &[4],
+            "who laid the last card of the current series, one-hot relative seat",
+            1.0,
+        ),
+        s(
+            "phase",
+            PHASE,
+            &[6],
+            "phase one-hot: first dealer, deal, discard, starter, play, over",
+            1.0,
+        ),
+        s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
+        s(
+            "to_act",
+            TO_ACT,
+            &[4],
+            "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
+            1.0,
+        ),
+        s(
+            "hand_sizes",
+            HAND_SIZES,
+            &[4],
+            "cards held per relative seat / 6",
+            1.0,
+        ),
+        s(
+            "scores",
+            SCORES,
+            &[4],
+            "score of each relative seat's side / target_score",
+            scores,
+        ),
+        s(
+            "deal_points",
+            DEAL_POINTS,
+            &[4],
+            "points of each relative seat's side in this deal / 31",
+            deal as f32 / 31.0,
+        ),
+    ]
+}
 
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {

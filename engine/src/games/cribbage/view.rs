@@ -316,3 +316,192 @@ pub(super) fn parse_action(s: &CribbageState, text: &str) -> Result<Action, Erro
         "expected `play <card>` (e.g. `play 5H`), `discard <card>`, `go`, `deal <card> to <seat>`, `starter <card>` or `first dealer <seat>`",
     ))
 }
+
+/// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks 2..A), two spaces between suits.
+fn by_suit(cards: &[Card]) -> String {
+    let set: CardSet = cards.iter().copied().collect();
+    let text = crate::Suit::ALL
+        .iter()
+        .map(|&suit| set.of_suit(suit))
+        .filter(|c| !c.is_empty())
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("  ");
+    if text.is_empty() {
+        "(none)".to_owned()
+    } else {
+        text
+    }
+}
+
+fn show_text(item: &ShowItemView) -> String {
+    let sc = &item.score;
+    let whose = if item.crib {
+        format!("crib of seat {}", item.seat)
+    } else {
+        format!("hand of seat {}", item.seat)
+    };
+    format!(
+        "{whose}: {} = {} (fifteens {}, pairs {}, runs {}, flush {}, nobs {})",
+        by_suit(&item.cards),
+        sc.total,
+        sc.fifteens,
+        sc.pairs,
+        sc.runs,
+        sc.flush,
+        sc.nobs
+    )
+}
+
+/// What `seat` knows as text, built from its own [`CribbageView`] only (so it cannot show
+/// more).
+pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<String, Error> {
+    use std::fmt::Write;
+    let v = view(s, Viewer::Seat(seat))?;
+    let n = v.players;
+    let side_name = |side: usize| {
+        if n == 4 {
+            format!("seats {}+{}", side, side + 2)
+        } else {
+            format!("seat {side}")
+        }
+    };
+    let per_side = |values: &[u32]| {
+        values
+            .iter()
+            .enumerate()
+            .map(|(side, x)| format!("{} {x}", side_name(side)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let peg = |p: &PegView| match p.card {
+        Some(c) => format!("{}:{c}", p.seat),
+        None => format!("{}:go", p.seat),
+    };
+    let phase = match v.phase {
+        Phase::FirstDealer => "draw for the first dealer",
+        Phase::Deal => "deal",
+        Phase::Discard => "discard to the crib",
+        Phase::Starter => "cut the starter",
+        Phase::Play => "play",
+        Phase::Over => "over",
+    };
+    let mut out = String::new();
+    let _ = write!(out, "cribbage ({n} players), seat {seat}");
+    if n == 4 {
+        let _ = write!(out, " (partner {})", (seat + 2) % 4);
+    }
+    let _ = write!(out, ", deal {}", v.deal_number);
+    if let Some(d) = v.dealer {
+        let _ = write!(out, ", dealer {d}");
+    }
+    let _ = writeln!(out, ", phase {phase}");
+    let own = v.hands[seat].as_deref().unwrap_or_default();
+    let _ = writeln!(out, "hand: {}", by_suit(own));
+    let discards = v.discards[seat].as_deref().unwrap_or_default();
+    if !discards.is_empty() {
+        let _ = writeln!(out, "your discards: {}", by_suit(discards));
+    }
+    match &v.crib {
+        Some(crib) => {
+            let _ = writeln!(out, "crib: {}", by_suit(crib));
+        }
+        None if v.crib_size > 0 => {
+            let _ = writeln!(out, "crib: {} cards, face down", v.crib_size);
+        }
+        None => {}
+    }
+    if let Some(st) = v.starter {
+        let heels = if v.heels {
+            " (his heels: 2 to the dealer)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "starter: {st}{heels}");
+    }
+    if v.phase == Phase::Play || !v.plays.is_empty() {
+        let laid: Vec<String> = (0..n)
+            .map(|p| {
+                let cards: Vec<Card> = v
+                    .plays
+                    .iter()
+                    .filter(|x| x.seat == p)
+                    .filter_map(|x| x.card)
+                    .collect();
+                format!("seat {p} [{}]", by_suit(&cards))
+            })
+            .collect();
+        let _ = writeln!(out, "laid: {}", laid.join(", "));
+    }
+    if v.phase == Phase::Play {
+        let series: Vec<String> = v.series.iter().map(peg).collect();
+        if series.is_empty() {
+            let _ = write!(out, "count 0: a new series");
+        } else {
+            let _ = write!(out, "count {}: {}", v.count, series.join(" "));
+        }
+        let go: Vec<String> = (0..n)
+            .filter(|&p| v.said_go[p])
+            .map(|p| p.to_string())
+            .collect();
+        if !go.is_empty() {
+            let _ = write!(out, "; go said by seat {}", go.join(", "));
+        }
+        let _ = writeln!(out);
+    }
+    let sizes: Vec<String> = v
+        .hand_sizes
+        .iter()
+        .enumerate()
+        .map(|(p, k)| format!("seat {p} {k}"))
+        .collect();
+    let _ = writeln!(out, "cards held: {}", sizes.join(", "));
+    for item in &v.show {
+        let _ = writeln!(out, "show: {}", show_text(item));
+    }
+    if let Some(d) = &v.last_deal {
+        let _ = writeln!(
+            out,
+            "last deal (dealer {}, starter {}): points {}; pegging {}",
+            d.dealer,
+            d.starter,
+            per_side(&d.points),
+            per_side(&d.pegging)
+        );
+        for item in &d.show {
+            let _ = writeln!(out, "  {}", show_text(item));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "this deal: {} (pegging {})",
+        per_side(&v.deal_points),
+        per_side(&v.peg_points)
+    );
+    let _ = writeln!(
+        out,
+        "scores: {} (target {})",
+        per_side(&v.scores),
+        v.target_score
+    );
+    match v.to_act {
+        Some(p) if p == seat => {
+            let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();
+            let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
+        }
+        Some(p) => {
+            let _ = write!(out, "to act: seat {p}");
+        }
+        None if v.phase == Phase::Over => {
+            let result = v.winner.map_or_else(
+                || "deal over".to_owned(),
+                |w| format!("{} wins", side_name(w)),
+            );
+            let _ = write!(out, "game over: {result}; returns {:?}", v.returns);
+        }
+        None => {
+            let _ = write!(out, "to act: chance (dealing)");
+        }
+    }
+    Ok(out)
+}

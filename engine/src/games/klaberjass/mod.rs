@@ -781,6 +781,10 @@ impl State for KlaberjassState {
         observation::write(self, seat, out)
     }
 
+    fn observation_string(&self, seat: usize) -> Result<String, Error> {
+        view::observation_string(self, seat)
+    }
+
     fn view(&self, viewer: Viewer) -> Result<KlaberjassView, Error> {
         view::view(self, viewer)
     }

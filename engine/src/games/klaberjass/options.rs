@@ -220,6 +220,20 @@ impl Game for KlaberjassGame {
         }
     }
 
+    /// `scope = deal`: 32. At most 6 bids and exchange-window actions (trump taken in round 1
+    /// after one pass, then both windows with two actions each; a round-2 bid or four passes
+    /// leave no windows), one `declare run` per maximal run (a nine-card hand has at most
+    /// three) and an `announce` per player, and 18 cards: 6 + 2 × (3 + 1) + 18. Four passes
+    /// end the deal (annulled, no redeal in this scope). `scope = match`: no bound (an exact
+    /// tie at or above the target, a tied deal under `hang` or an annulled deal goes on).
+    fn max_game_length(&self) -> Option<usize> {
+        (self.scope == Scope::Deal).then_some(6 + 2 * (3 + 1) + 18)
+    }
+
+    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
+        super::observation::slices(self)
+    }
+
     fn game_type(&self) -> crate::GameType {
         crate::GameType {
             short_name: Self::NAME,

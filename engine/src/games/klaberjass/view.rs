@@ -456,3 +456,232 @@ pub(super) fn parse_action(s: &KlaberjassState, text: &str) -> Result<Action, Er
         "expected `play <card>` (e.g. `play JH`), `pass`, `take`, `name <suit>`, `exchange`, `wait`, `keep`, `declare run <low>-<top>` or `announce`",
     ))
 }
+
+/// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks ascending), two spaces between suits.
+fn by_suit(cards: CardSet) -> String {
+    let text = Suit::ALL
+        .iter()
+        .map(|&suit| cards.of_suit(suit))
+        .filter(|c| !c.is_empty())
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("  ");
+    if text.is_empty() {
+        "(none)".to_owned()
+    } else {
+        text
+    }
+}
+
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Cut => "cut for the first dealer",
+        Phase::Deal => "deal",
+        Phase::BidTurnUp => "bidding round 1 (take or pass the turn-up)",
+        Phase::BidOtherSuit => "bidding round 2 (name another suit or pass)",
+        Phase::SecondDeal => "second deal",
+        Phase::Exchange1 => "exchange window 1",
+        Phase::Announce => "sequences",
+        Phase::Exchange2 => "exchange window 2",
+        Phase::Play => "play",
+        Phase::Over => "over",
+    }
+}
+
+/// What `seat` knows as text, built from its own [`KlaberjassView`] only (so it cannot show
+/// more). The legal `announce` reads just `announce`: its full text would tell the younger
+/// player the elder's top sequence before committing.
+pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<String, Error> {
+    use std::fmt::Write;
+    let v = view(s, Viewer::Seat(seat))?;
+    let opp = 1 - seat;
+    let plays = |p: &[PlayView]| {
+        p.iter()
+            .map(|p| format!("{}:{}", p.seat, p.card))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = String::new();
+    let _ = write!(out, "klaberjass, seat {seat}");
+    if let Some(d) = v.dealer {
+        let role = if d == seat {
+            "younger, dealer"
+        } else {
+            "elder"
+        };
+        let _ = write!(out, " ({role})");
+    }
+    let _ = writeln!(
+        out,
+        ", deal {}, phase {}",
+        v.deal_number,
+        phase_name(v.phase)
+    );
+    let _ = writeln!(out, "hand: {}", by_suit(v.hands[seat].unwrap_or_default()));
+    let mut table = Vec::new();
+    if let Some(up) = v.turn_up {
+        if v.original_turn_up.is_some_and(|o| o != up) {
+            table.push(format!(
+                "turn-up {up} (dealt {})",
+                v.original_turn_up.unwrap_or(up)
+            ));
+        } else {
+            table.push(format!("turn-up {up}"));
+        }
+    }
+    if let Some(b) = v.bottom {
+        table.push(format!("bottom {b}"));
+    }
+    if !table.is_empty() {
+        let _ = writeln!(out, "table: {}", table.join(", "));
+    }
+    if !v.bids.is_empty() {
+        let bids: Vec<String> = v
+            .bids
+            .iter()
+            .map(|b| format!("seat {} {}", b.seat, b.bid))
+            .collect();
+        let _ = writeln!(out, "bids: {}", bids.join(", "));
+    }
+    if let (Some(t), Some(m)) = (v.trump, v.maker) {
+        let _ = writeln!(out, "trump: {}, maker seat {m}", t.name());
+    }
+    if let Some(x) = &v.exchange {
+        let _ = writeln!(
+            out,
+            "exchange: seat {} gave {} for {} (window {})",
+            x.seat, x.gave, x.took, x.window
+        );
+    }
+    let a = &v.announcement;
+    if let Some(value) = a.elder_value {
+        let mut t = match value {
+            0 => "elder none".to_owned(),
+            n => format!("elder {n}"),
+        };
+        if let Some(r) = a.reply {
+            let _ = write!(t, "; younger {}", r.text());
+        }
+        if let (Some(top), Some(r)) = (a.elder_top, a.second_reply) {
+            let _ = write!(t, "; elder top {}; younger {}", top.short(), r.text());
+        }
+        if let Some(p) = a.in_trumps {
+            let _ = write!(t, "; seat {p} in trumps");
+        }
+        if a.done {
+            match a.winner {
+                Some(w) => {
+                    let _ = write!(t, "; sequences to seat {w}");
+                }
+                None => t.push_str("; no sequences score"),
+            }
+        }
+        let _ = writeln!(out, "announcements: {t}");
+    }
+    for (p, runs) in v.sequences.iter().enumerate() {
+        if let Some(runs) = runs.as_ref().filter(|r| !r.is_empty()) {
+            let names: Vec<String> = runs
+                .iter()
+                .map(|r| format!("{} ({})", r.name, r.points))
+                .collect();
+            let who = if p == seat {
+                "your sequences".to_owned()
+            } else {
+                format!("sequences of seat {p}")
+            };
+            let _ = writeln!(out, "{who}: {}", names.join(", "));
+        }
+    }
+    let known = v.known_cards[opp];
+    if !known.is_empty() {
+        let _ = writeln!(out, "seat {opp} holds: {}", by_suit(known));
+    }
+    let _ = writeln!(
+        out,
+        "cards held: seat 0 {}, seat 1 {}",
+        v.hand_sizes[0], v.hand_sizes[1]
+    );
+    for (i, t) in v.tricks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "trick {}: {} -> seat {} ({} points)",
+            i + 1,
+            plays(&t.cards),
+            t.winner,
+            t.points
+        );
+    }
+    if !v.trick.is_empty() {
+        let _ = writeln!(out, "current trick: {}", plays(&v.trick));
+    }
+    let bella: Vec<String> = (0..2)
+        .filter(|&p| v.bella[p])
+        .map(|p| format!("seat {p}"))
+        .collect();
+    if !bella.is_empty() {
+        let _ = writeln!(out, "bella: {}", bella.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "deal points (seat 0:seat 1): sequences {}:{}, cards {}:{}, totals {}:{}",
+        v.sequence_points[0],
+        v.sequence_points[1],
+        v.card_points[0],
+        v.card_points[1],
+        v.deal_totals[0],
+        v.deal_totals[1]
+    );
+    if let Some(d) = &v.last_deal {
+        let outcome = match d.outcome {
+            super::Outcome::Annulled => "annulled",
+            super::Outcome::MakerWins => "maker wins",
+            super::Outcome::Tie => "tie",
+            super::Outcome::Bete => "bete",
+        };
+        let _ = writeln!(
+            out,
+            "last deal: {outcome}, totals {}:{}, added {}:{}",
+            d.totals[0], d.totals[1], d.added[0], d.added[1]
+        );
+    }
+    let _ = write!(
+        out,
+        "scores (seat 0:seat 1): {}:{} (target {})",
+        v.scores[0], v.scores[1], v.target_score
+    );
+    if v.held_over > 0 {
+        let _ = write!(out, ", held over {}", v.held_over);
+    }
+    let _ = writeln!(out);
+    match v.to_act {
+        Some(p) if p == seat => {
+            let legal: Vec<&str> = v
+                .legal_actions
+                .iter()
+                .map(|a| {
+                    if a.id == ANNOUNCE {
+                        "announce"
+                    } else {
+                        a.text.as_str()
+                    }
+                })
+                .collect();
+            let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
+        }
+        Some(p) => {
+            let _ = write!(out, "to act: seat {p}");
+        }
+        None if v.phase == Phase::Over => {
+            let result = match (v.winner, v.draw) {
+                (Some(w), _) => format!("seat {w} wins"),
+                (None, true) => "drawn".to_owned(),
+                (None, false) => "deal over".to_owned(),
+            };
+            let _ = write!(out, "game over: {result}; returns {:?}", v.returns);
+        }
+        None => {
+            let _ = write!(out, "to act: chance (dealing)");
+        }
+    }
+    Ok(out)
+}
