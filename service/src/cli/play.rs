@@ -1,7 +1,7 @@
 //! `cardhouse play`: a person plays one seat in the terminal against bots.
 //!
-//! Generic over games: the table is drawn from the seat's structured view (the same record a
-//! UI gets), the moves are the engine's legal actions with their texts, the bots' moves are
+//! Generic over games: the table is the game's per-seat text (`observation_string`, which
+//! shows only what the seat may know), the moves are the engine's legal actions with their texts, the bots' moves are
 //! shown as the person's seat is told of them (`action_to_string_for`), and a rejected move
 //! is explained with the engine's reason. Input is read line by line, so standard input may
 //! be piped (tests do).
@@ -23,17 +23,6 @@ pub struct Session {
     pub bots: Vec<BotKind>,
     pub seed: u64,
 }
-
-/// Keys of the view not drawn (shown elsewhere, or only noise at the table).
-const HIDDEN_KEYS: &[&str] = &[
-    "legal_actions",
-    "returns",
-    "omniscient",
-    "seat",
-    "hands",
-    "tricks",
-    "hand_sizes",
-];
 
 /// ANSI bold, only on a terminal.
 struct Style {
@@ -151,8 +140,8 @@ fn view_json(state: &AnyState, seat: usize) -> Result<Value, String> {
     state.view(Viewer::Seat(seat)).map_err(|e| e.to_string())
 }
 
-/// The table as the person's seat sees it: its hand sorted by suit, then every other public
-/// field of the view.
+/// The table as the person's seat sees it: the game's per-seat text
+/// (`observation_string`: the seat's hand, the public cards, scores; nothing it may not see).
 fn draw_table(
     state: &AnyState,
     me: usize,
@@ -160,34 +149,16 @@ fn draw_table(
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let err = |e: std::io::Error| e.to_string();
-    let view = view_json(state, me)?;
+    let text = state.observation_string(me).map_err(|e| e.to_string())?;
     writeln!(out).map_err(err)?;
-    if let Some(Value::Object(map)) = Some(&view) {
-        for (k, v) in map {
-            if HIDDEN_KEYS.contains(&k.as_str()) || v.is_null() {
-                continue;
-            }
-            let text = compact(v);
-            if text.is_empty() {
-                continue;
-            }
-            writeln!(out, "  {:<14} {text}", k.replace('_', " ")).map_err(err)?;
-        }
-    }
-    let hand = view
-        .get("hands")
-        .and_then(|h| h.get(me))
-        .or_else(|| view.get("hand"))
-        .cloned()
-        .unwrap_or(Value::Null);
-    if let Value::Array(cards) = hand {
-        let mut cards: Vec<String> = cards
-            .iter()
-            .filter_map(|c| c.as_str().map(str::to_owned))
-            .collect();
-        // By suit (the last character of the notation), then as the engine ordered them.
-        cards.sort_by_key(|c| c.chars().last());
-        writeln!(out, "  {:<14} {}", style.bold("your hand"), cards.join(" ")).map_err(err)?;
+    for (i, line) in text.lines().enumerate() {
+        // The first line names the game and the position: bold on a terminal.
+        let line = if i == 0 {
+            style.bold(line)
+        } else {
+            line.to_owned()
+        };
+        writeln!(out, "  {line}").map_err(err)?;
     }
     Ok(())
 }

@@ -211,12 +211,12 @@ impl Game for KlaberjassGame {
     }
 
     /// `scope = match`: +1. `scope = deal`: a bound on the points one player can add in a
-    /// deal: all card points with the last trick, sequences (at most 150 in one hand) and
-    /// Bella.
+    /// deal: all card points with the last trick, sequences (nine cards hold at most two runs
+    /// of four: 100) and Bella.
     fn max_return(&self) -> f64 {
         match self.scope {
             Scope::Match => 1.0,
-            Scope::Deal => f64::from(152 + self.last_trick_bonus + 150 + 20),
+            Scope::Deal => f64::from(152 + self.last_trick_bonus + 100 + 20),
         }
     }
 

@@ -317,14 +317,10 @@ fn announce_text(s: &KlaberjassState) -> String {
         trump,
         s.game.equal_sequence_rule == super::EqualSequenceRule::ElderScores,
     );
-    let mut text = format!("announce: {}", a.reply.map_or("good", |r| r.text()));
-    if let (Some(top), Some(r)) = (a.elder_top, a.second_reply) {
-        text += &format!(", {}: {}", top.short(), r.text());
-    }
-    if let Some(p) = a.in_trumps {
-        text += &format!(", seat {p} in trumps");
-    }
-    text
+    // Only the younger's own reply: the elder's top card and who holds his sequence in
+    // trumps are told to the younger after he commits (§8.4 steps 3-4), so they must not
+    // show in the text of a move he is still choosing (the view then shows the whole record).
+    format!("announce: {}", a.reply.map_or("good", |r| r.text()))
 }
 
 /// Text of `action` at `s` as `viewer` learns it; `None` if the viewer learns nothing.
