@@ -639,6 +639,14 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// [`Error::InvalidSeat`], or [`Error::ResampleFailed`] if no consistent state was found.
     fn resample<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Self, Error>;
 
+    /// In a match, between two deals (the deal before has just been scored and nothing of
+    /// the next one is dealt yet): that deal's returns as `scope = deal` gives them. `None`
+    /// elsewhere (and by default). Search uses it to judge a move by the deal it is part of,
+    /// not by the outcome of a whole match played out at random.
+    fn deal_outcome(&self) -> Option<SeatValues> {
+        None
+    }
+
     /// The move of the `heuristic` bot (see [`crate::bots`]) for `seat`, which must be to
     /// act: play a beginner would recognise as sensible, documented in the game's
     /// `heuristic` module. It reads only what `seat` knows, so two states that differ only in

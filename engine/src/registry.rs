@@ -527,6 +527,12 @@ impl AnyState {
         on_state!(self, s => crate::bots::choose(bot, s, seat, rng, stop))
     }
 
+    /// See [`State::deal_outcome`].
+    #[must_use]
+    pub fn deal_outcome(&self) -> Option<SeatValues> {
+        on_state!(self, s => s.deal_outcome())
+    }
+
     /// See [`State::heuristic_action`].
     ///
     /// # Errors

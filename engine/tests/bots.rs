@@ -152,3 +152,39 @@ fn heuristic_beats_random_on_duplicate_deals() {
         );
     }
 }
+
+/// `deal_outcome` (what IS-MCTS judges a move by) is given exactly between the deals of a
+/// match, is zero-sum, and agrees with the scores that deal added.
+#[test]
+fn deal_outcomes_appear_between_deals_and_are_zero_sum() {
+    for name in list_games() {
+        let game = new_game(name, &cardhouse::Options::new()).expect("defaults");
+        let mut rng = SeededRng::new(3);
+        let mut state = game.new_initial_state();
+        let mut seen = 0;
+        let mut steps = 0;
+        while !state.is_terminal() && steps < 20_000 {
+            if let Some(o) = state.deal_outcome() {
+                assert!(state.is_chance_node(), "{name}: an outcome mid-deal");
+                assert!(
+                    o.iter().sum::<f64>().abs() < 1e-9,
+                    "{name}: not zero-sum: {o:?}"
+                );
+                seen += 1;
+            }
+            match state.current_player() {
+                Player::Chance => state.resolve_chance(&mut rng).expect("chance"),
+                Player::Seat(_) => {
+                    let a = state.legal_actions().choose(&mut rng).expect("legal");
+                    state.apply(a).expect("legal");
+                }
+                Player::Terminal => break,
+            }
+            steps += 1;
+        }
+        assert!(
+            seen > 0,
+            "{name}: a match of several deals shows deal outcomes"
+        );
+    }
+}

@@ -160,8 +160,14 @@ pub fn search<S: State, R: Rng + ?Sized>(
             d.apply_unchecked(action);
             node = child;
         }
-        // Play-out: random moves, chance from the same generator.
+        // Play-out to the end of the deal in progress (or of the game): a move is judged by
+        // its deal, not by a whole match played out.
+        let mut outcome = None;
         while !d.is_terminal() {
+            if let Some(o) = d.deal_outcome() {
+                outcome = Some(o);
+                break;
+            }
             if d.is_chance_node() {
                 d.resolve_chance(rng);
                 continue;
@@ -179,7 +185,7 @@ pub fn search<S: State, R: Rng + ?Sized>(
                 None => break,
             }
         }
-        let returns = d.returns();
+        let returns = outcome.unwrap_or_else(|| d.returns());
         for r in returns.iter() {
             scale = scale.max(r.abs());
         }

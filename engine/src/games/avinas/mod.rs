@@ -972,6 +972,23 @@ impl State for AvinasState {
         resample::resample(self, seat, rng)
     }
 
+    fn deal_outcome(&self) -> Option<SeatValues> {
+        if self.phase != Phase::Deal || self.dealt != 0 {
+            return None;
+        }
+        let d = self.last_deal?;
+        let mut r = SeatValues::zeros(4);
+        for seat in 0..4 {
+            let team = seat & 1;
+            r[seat] = match d.against {
+                Some(a) if a == team => -f64::from(d.amount),
+                Some(_) => f64::from(d.amount),
+                None => 0.0,
+            };
+        }
+        Some(r)
+    }
+
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         if self.current_player() != Player::Seat(seat) {
             return Err(Error::WrongNode(format!("seat {seat} is not to act")));

@@ -691,6 +691,27 @@ impl State for CribbageState {
         resample::resample(self, seat, rng)
     }
 
+    fn deal_outcome(&self) -> Option<SeatValues> {
+        if self.phase != Phase::Deal || self.dealt != 0 {
+            return None;
+        }
+        let p = self.last_deal?.points;
+        let n = usize::from(self.game.players);
+        let mut r = SeatValues::zeros(n);
+        if n == 3 {
+            let total = f64::from(p[0] + p[1] + p[2]);
+            r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
+            r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
+            r[2] = -(r[0] + r[1]);
+        } else {
+            for seat in 0..n {
+                let side = self.game.side(seat);
+                r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
+            }
+        }
+        Some(r)
+    }
+
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         if self.current_player() != Player::Seat(seat) {
             return Err(Error::WrongNode(format!("seat {seat} is not to act")));

@@ -1428,6 +1428,19 @@ impl State for JassState {
         resample::resample(self, seat, rng)
     }
 
+    fn deal_outcome(&self) -> Option<SeatValues> {
+        if self.phase != Phase::Deal || self.dealt != 0 {
+            return None;
+        }
+        let d = self.last_deal?;
+        let mut r = SeatValues::zeros(4);
+        for seat in 0..4 {
+            let team = seat & 1;
+            r[seat] = f64::from(d.scored[team]) - f64::from(d.scored[1 - team]);
+        }
+        Some(r)
+    }
+
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         if self.current_player() != Player::Seat(seat) {
             return Err(Error::WrongNode(format!("seat {seat} is not to act")));

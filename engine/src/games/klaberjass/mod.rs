@@ -838,6 +838,18 @@ impl State for KlaberjassState {
         resample::resample(self, seat, rng)
     }
 
+    fn deal_outcome(&self) -> Option<SeatValues> {
+        if self.phase != Phase::Deal || self.dealt != 0 {
+            return None;
+        }
+        let a = self.last_deal?.added;
+        let mut r = SeatValues::zeros(2);
+        for seat in 0..2 {
+            r[seat] = f64::from(a[seat]) - f64::from(a[1 - seat]);
+        }
+        Some(r)
+    }
+
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         if self.current_player() != Player::Seat(seat) {
             return Err(Error::WrongNode(format!("seat {seat} is not to act")));
