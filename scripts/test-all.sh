@@ -33,6 +33,22 @@ export PATH="$PWD/.venv/bin:$PATH" # as `source .venv/bin/activate`: the build b
 "$VPY" -m pip install --quiet \
   "maturin>=1.9.4,<2" "numpy>=1.26,<3" "pytest>=8,<9" \
   "pettingzoo>=1.25,<2" "gymnasium>=1.1,<2" "mypy>=1.15,<2"
+
+# Ray RLlib and torch (the `rllib` extra), for python/tests/test_rllib.py and
+# test_ray_simulate.py, which must run (never skip). Large: torch from PyPI brings the CUDA
+# libraries (about 3.2 GB downloaded, 6 GB installed, about 2 minutes here), so it is its own
+# step and stays in .venv: a rerun on the same machine finds the requirements satisfied
+# without any download. Installed before the build and stubtest because ray[rllib] pins its
+# own gymnasium version, which the whole suite then runs with.
+echo "== Python: Ray RLlib and torch into .venv (large; once per machine) =="
+RLLIB_REQS=("ray[rllib]>=2.60,<3" "torch>=2.3,<3")
+if "$VPY" -m pip install --quiet --no-index "${RLLIB_REQS[@]}" >/dev/null 2>&1; then
+  echo "already installed: ${RLLIB_REQS[*]}"
+else
+  START=$SECONDS
+  "$VPY" -m pip install --quiet "${RLLIB_REQS[@]}"
+  echo "installed ${RLLIB_REQS[*]} in $((SECONDS - START)) s"
+fi
 # The same install as the README's `pip install ./python` (maturin is the PEP 517 backend),
 # without build isolation so that the pinned maturin above is used and no download is needed.
 "$VPY" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps ./python

@@ -158,7 +158,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         reward += self._advance()
         return self._observation(), float(reward), self.game_state.is_terminal(), False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]
         """The omniscient text of the state (``render_mode="ansi"``), else None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; returning None")
