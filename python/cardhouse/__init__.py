@@ -16,7 +16,8 @@ extras): :mod:`cardhouse.pettingzoo` (an AEC environment) and :mod:`cardhouse.gy
 (a single-agent environment). Every game the engine registers works with all of them.
 Game helpers: :mod:`cardhouse.cribbage` (the Cribbage hand scorer). Opponents:
 :mod:`cardhouse.bots` (random, heuristic and IS-MCTS bots). Scaling up (the ``rllib`` extra):
-:mod:`cardhouse.ray` (bots against bots spread over Ray tasks).
+:mod:`cardhouse.rllib` (Ray RLlib multi-agent environments) and :mod:`cardhouse.ray`
+(bots against bots spread over Ray tasks).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from cardhouse import gymnasium as gymnasium
     from cardhouse import pettingzoo as pettingzoo
     from cardhouse import ray as ray
+    from cardhouse import rllib as rllib
 
 __all__ = [
     "CHANCE",
@@ -80,7 +82,7 @@ __all__ = [
     "state_from_json",
 ]
 
-_LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo", "ray")
+_LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo", "ray", "rllib")
 
 
 def __getattr__(name: str) -> Any:

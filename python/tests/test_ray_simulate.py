@@ -19,6 +19,8 @@ import cardhouse.ray as cray
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_two_cpus() -> Iterator[None]:
+    if ray.is_initialized():  # left running by another test module
+        ray.shutdown()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
