@@ -43,6 +43,7 @@ def make_config(
     hidden: int = 256,
     seed: int = 0,
     options: dict[str, Any] | None = None,
+    reward_scale: float = 0.01,
 ) -> PPOConfig:
     """The PPO configuration: one masked policy ``"learned"`` for every agent (the learning
     seats), ``opponent`` on the other seats inside the environment."""
@@ -53,7 +54,8 @@ def make_config(
     return (
         PPOConfig()
         .environment(
-            cardhouse.rllib.env_name(game), env_config={**options, "bots": bots}
+            cardhouse.rllib.env_name(game),
+            env_config={**options, "bots": bots, "reward_scale": reward_scale},
         )
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
         .multi_agent(
@@ -89,6 +91,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--reward-scale", type=float, default=0.01, help="game points times this (Jass: ~157)"
+    )
+    parser.add_argument(
         "--address", default=None, help='a Ray cluster to join ("auto" on a cluster node)'
     )
     parser.add_argument(
@@ -108,6 +113,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         args.hidden,
         args.seed,
         options,
+        args.reward_scale,
     )
     algo = config.build_algo()
     rows = []

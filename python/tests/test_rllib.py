@@ -90,9 +90,14 @@ def play(env: crl.CardhouseMultiAgentEnv, seed: int, pick_seed: int = 0) -> dict
         assert not o["action_mask"].any()
     returns = env.game_state.returns()
     for a in env.possible_agents:
-        assert totals.get(a, 0.0) == pytest.approx(returns[env._seat[a]])
+        assert totals.get(a, 0.0) == pytest.approx(returns[env._seat[a]] * env.reward_scale)
         assert infos[a]["returns"] == returns
-    return {"actions": actions, "history": env.game_state.history(), "infos": infos}
+    return {
+        "actions": actions,
+        "history": env.game_state.history(),
+        "infos": infos,
+        "totals": totals,
+    }
 
 
 @pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
@@ -113,6 +118,15 @@ def test_rewards_of_a_whole_match_are_delivered() -> None:
     play(env, 5)
     env = crl.CardhouseMultiAgentEnv({"game": "jass", "target_score": 300, "bots": {1: "random"}})
     play(env, 6)
+
+
+def test_reward_scale() -> None:
+    config = {"game": "jass", "scope": "deal", "bots": {1: "random", 3: "random"}}
+    plain = play(crl.CardhouseMultiAgentEnv(config), 4)
+    scaled = play(crl.CardhouseMultiAgentEnv({**config, "reward_scale": 0.01}), 4)
+    assert plain["history"] == scaled["history"]
+    assert scaled["totals"]["player_0"] == pytest.approx(plain["totals"]["player_0"] * 0.01)
+    assert plain["totals"]["player_0"] != 0
 
 
 def test_seed_reproduces_episodes() -> None:
@@ -144,6 +158,8 @@ def test_illegal_actions() -> None:
     before = env.game_state.to_bytes()
     obs, rewards, terms, _, infos = env.step({agent: illegal})
     assert terms["__all__"] and rewards[agent] == -1.0 and infos[agent]["illegal_action"]
+    assert set(obs) == set(env.possible_agents)
+    assert not any(o["action_mask"].any() for o in obs.values())  # the episode is over
     assert env.game_state.to_bytes() == before
     assert all(r == 0.0 for a, r in rewards.items() if a != agent)
     with pytest.raises(cardhouse.IllegalActionError, match="episode is over"):
@@ -197,6 +213,7 @@ def test_bad_step_input() -> None:
         ),
         ({"game": "jass", "illegal_action": "ignore"}, cardhouse.InvalidOptionError, "terminate"),
         ({"game": "jass", "illegal_reward": "low"}, cardhouse.InvalidOptionError, "a number"),
+        ({"game": "jass", "reward_scale": 0}, cardhouse.InvalidOptionError, "positive number"),
     ],
 )
 def test_bad_config(config: dict[str, Any], error: type[Exception], match: str) -> None:
