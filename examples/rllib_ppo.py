@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             row = {
                 "iteration": i,
                 "win_rate": runners.get(cardhouse.rllib.WIN_RATE_METRIC, float("nan")),
+                "illegal_rate": runners.get(cardhouse.rllib.ILLEGAL_RATE_METRIC, float("nan")),
                 "episodes": runners.get("num_episodes", 0),
                 "return_mean": runners.get("agent_episode_returns_mean", {}),
                 "env_steps": runners.get("num_env_steps_sampled", 0),

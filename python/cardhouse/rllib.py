@@ -60,6 +60,7 @@ import cardhouse
 from cardhouse._core import _make_bot
 
 __all__ = [
+    "ILLEGAL_RATE_METRIC",
     "WIN_RATE_METRIC",
     "CardhouseMultiAgentEnv",
     "MaskedPPOTorchRLModule",
@@ -80,6 +81,8 @@ _StepResult = tuple[
 _ILLEGAL_MODES = ("terminate", "raise", "random")
 #: The metric :class:`WinRateCallback` logs (mean over the episodes of an iteration).
 WIN_RATE_METRIC = "cardhouse_win_rate"
+#: The share of episodes ended by an illegal action, logged by :class:`WinRateCallback`.
+ILLEGAL_RATE_METRIC = "cardhouse_illegal_rate"
 
 
 def agent_id(seat: int) -> str:
@@ -466,19 +469,23 @@ def masked_module_spec(
 
 
 class WinRateCallback(RLlibCallback):
-    """Logs ``cardhouse_win_rate`` under ``env_runners`` in each training result: the
-    agents' share of games won against the environment's bots (a tie counts half), the mean
-    over the episodes that ended in the iteration."""
+    """Logs, under ``env_runners`` in each training result, the mean over the episodes that
+    ended in the iteration of ``cardhouse_win_rate``: the agents' share of games won against
+    the environment's bots (a tie counts half; games ended by an illegal action are left
+    out), and ``cardhouse_illegal_rate``: the share of episodes ended by an illegal action
+    (0 when the module masks them)."""
 
     def on_episode_end(
         self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any
     ) -> None:
-        infos = episode.get_infos(-1)
-        for info in infos.values():
-            if isinstance(info, dict) and info.get("win") is not None:
-                if metrics_logger is not None:
-                    metrics_logger.log_value(WIN_RATE_METRIC, info["win"], reduce="mean")
-                return
+        if metrics_logger is None:
+            return
+        infos = [i for i in episode.get_infos(-1).values() if isinstance(i, dict)]
+        illegal = any(i.get("illegal_action") for i in infos)
+        metrics_logger.log_value(ILLEGAL_RATE_METRIC, float(illegal), reduce="mean")
+        wins = [i["win"] for i in infos if i.get("win") is not None]
+        if wins:
+            metrics_logger.log_value(WIN_RATE_METRIC, wins[0], reduce="mean")
 
 
 register_envs()

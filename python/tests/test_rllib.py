@@ -256,3 +256,4 @@ def test_one_ppo_iteration_on_two_cpus(ray_two_cpus: None) -> None:
     assert rows[0]["env_steps"] >= 128
     assert rows[0]["episodes"] >= 1
     assert 0.0 <= rows[0]["win_rate"] <= 1.0
+    assert rows[0]["illegal_rate"] == 0.0  # the module masks illegal actions
