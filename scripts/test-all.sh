@@ -34,6 +34,22 @@ export PATH="$PWD/.venv/bin:$PATH" # as `source .venv/bin/activate`: the build b
   "maturin>=1.9.4,<2" "numpy>=1.26,<3" "pytest>=8,<9" \
   "pettingzoo>=1.25,<2" "gymnasium>=1.1,<2" "mypy>=1.15,<2" \
   "matplotlib>=3.7,<4" "nbformat>=5.9,<6" "nbclient>=0.9,<1" "ipykernel>=6.25,<8"
+
+# Ray RLlib and torch (the `rllib` extra), for python/tests/test_rllib.py and
+# test_ray_simulate.py, which must run (never skip). Large: torch from PyPI brings the CUDA
+# libraries (about 3.2 GB downloaded, 6 GB installed, about 2 minutes here), so it is its own
+# step and stays in .venv: a rerun on the same machine finds the requirements satisfied
+# without any download. Installed before the build and stubtest because ray[rllib] pins its
+# own gymnasium version, which the whole suite then runs with.
+echo "== Python: Ray RLlib and torch into .venv (large; once per machine) =="
+RLLIB_REQS=("ray[rllib]>=2.60,<3" "torch>=2.3,<3")
+if "$VPY" -m pip install --quiet --no-index "${RLLIB_REQS[@]}" >/dev/null 2>&1; then
+  echo "already installed: ${RLLIB_REQS[*]}"
+else
+  START=$SECONDS
+  "$VPY" -m pip install --quiet "${RLLIB_REQS[@]}"
+  echo "installed ${RLLIB_REQS[*]} in $((SECONDS - START)) s"
+fi
 # The abi3 wheel (CPython >= 3.9) that maturin builds for the README's `pip install ./python`,
 # built once into a temporary directory (never committed) and installed from there; with the
 # pinned maturin above, so no download is needed. test_wheel.py installs the same wheel into

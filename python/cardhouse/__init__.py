@@ -15,7 +15,9 @@ Batched stepping in Rust: :class:`VectorEnv`. Wrappers for reinforcement learnin
 extras): :mod:`cardhouse.pettingzoo` (an AEC environment) and :mod:`cardhouse.gymnasium`
 (a single-agent environment). Every game the engine registers works with all of them.
 Game helpers: :mod:`cardhouse.cribbage` (the Cribbage hand scorer). Opponents:
-:mod:`cardhouse.bots` (random, heuristic and IS-MCTS bots).
+:mod:`cardhouse.bots` (random, heuristic and IS-MCTS bots). Scaling up (the ``rllib`` extra):
+:mod:`cardhouse.rllib` (Ray RLlib multi-agent environments) and :mod:`cardhouse.ray`
+(bots against bots spread over Ray tasks).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
     from cardhouse import cribbage as cribbage
     from cardhouse import gymnasium as gymnasium
     from cardhouse import pettingzoo as pettingzoo
+    from cardhouse import ray as ray
+    from cardhouse import rllib as rllib
 
 __all__ = [
     "CHANCE",
@@ -78,7 +82,7 @@ __all__ = [
     "state_from_json",
 ]
 
-_LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo")
+_LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo", "ray", "rllib")
 
 
 def __getattr__(name: str) -> Any:

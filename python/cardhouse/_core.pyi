@@ -129,6 +129,15 @@ def _make_bot(
     time_budget: float | None = None,
 ) -> _Bot:
     """Makes a bot (use ``cardhouse.bots.random`` / ``heuristic`` / ``ismcts``)."""
+# The arena behind cardhouse.ray.simulate: per match, one seat's return for each side.
+def _simulate(
+    game: Game,
+    bots: list[str],
+    seed: int,
+    start: int,
+    stop: int,
+    duplicate: bool = False,
+) -> npt.NDArray[np.float64]: ...
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
 def list_games() -> list[str]:

@@ -169,7 +169,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self.render()
         return self._observation(), float(reward), self.game_state.is_terminal(), False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]
         """What the agent's seat knows, as text (``State.observation_string``): returned
         with ``render_mode="ansi"``, printed with ``"human"``; None without a render mode."""
         if self.render_mode is None:

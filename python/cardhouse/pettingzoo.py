@@ -78,7 +78,7 @@ class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[
                 "action_mask": gymnasium.spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
             }
         )
-        self._action_space = gymnasium.spaces.Discrete(n)
+        self._action_space: gymnasium.spaces.Space[Any] = gymnasium.spaces.Discrete(n)
         self._np_random, _ = seeding.np_random(None)
         self.game_state: cardhouse.State = self.game.new_initial_state()
         self.rewards = {a: 0.0 for a in self.agents}

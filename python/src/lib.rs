@@ -16,6 +16,7 @@ mod cribbage;
 mod errors;
 mod game;
 mod rng;
+mod simulate;
 mod state;
 mod vector_env;
 
@@ -39,5 +40,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(game::state_from_json, m)?)?;
     cribbage::register(m)?;
     bots::register(m)?;
+    simulate::register(m)?;
     Ok(())
 }
