@@ -137,7 +137,15 @@ def _simulate(
     start: int,
     stop: int,
     duplicate: bool = False,
-) -> npt.NDArray[np.float64]: ...
+) -> npt.NDArray[np.float64]:
+    """Plays matches ``start`` to ``stop - 1`` (or duplicate sets with ``duplicate``) of
+    ``game`` with ``bots[s]`` on seat ``s``; returns a float64 array of shape
+    ``(stop - start, sides)``: per match, one seat's return for each side (the seats of a side
+    share their returns). Runs in Rust with the GIL released.
+
+    Raises:
+        InvalidOptionError: an unknown bot name, not one bot per seat, or ``stop < start``.
+    """
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
 def list_games() -> list[str]:
