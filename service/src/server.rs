@@ -121,16 +121,16 @@ fn fix_status(headers: &mut http::HeaderMap) {
     }
 }
 
-fn fix_transport_codes(
-    res: http::Response<tonic::body::Body>,
-) -> http::Response<tonic::body::Body> {
+fn fix_transport_codes(res: http::Response<tonic::body::Body>) -> http::Response<FixTrailers> {
     let (mut parts, body) = res.into_parts();
     fix_status(&mut parts.headers);
-    http::Response::from_parts(parts, tonic::body::Body::new(FixTrailers(body)))
+    // Not boxed again: the server takes any body type.
+    http::Response::from_parts(parts, FixTrailers(body))
 }
 
 /// A response body whose trailers get [`fix_status`].
-struct FixTrailers(tonic::body::Body);
+#[derive(Debug)]
+pub struct FixTrailers(tonic::body::Body);
 
 impl http_body::Body for FixTrailers {
     type Data = bytes::Bytes;
@@ -212,6 +212,7 @@ impl InFlight {
     }
 }
 
+#[derive(Debug)]
 struct InFlightGuard(InFlight);
 
 impl Drop for InFlightGuard {
@@ -244,11 +245,11 @@ struct InFlightService<S> {
 impl<S, B> tower::Service<http::Request<B>> for InFlightService<S>
 where
     S: tower::Service<http::Request<B>>,
-    S::Future: Send + 'static,
+    S::Future: Unpin,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+    type Future = InFlightFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
@@ -260,12 +261,30 @@ where
             self.in_flight.count.fetch_add(1, Ordering::AcqRel);
             InFlightGuard(self.in_flight.clone())
         });
-        let fut = self.inner.call(req);
-        Box::pin(async move {
-            let res = fut.await;
-            drop(guard);
-            res
-        })
+        InFlightFuture {
+            inner: self.inner.call(req),
+            _guard: guard,
+        }
+    }
+}
+
+/// A request's future holding its in-flight count until it completes or is dropped (no
+/// allocation: the inner future is polled in place).
+#[derive(Debug)]
+struct InFlightFuture<F> {
+    inner: F,
+    _guard: Option<InFlightGuard>,
+}
+
+impl<F: Future + Unpin> Future for InFlightFuture<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let out = Pin::new(&mut self.inner).poll(cx);
+        if out.is_ready() {
+            self._guard = None;
+        }
+        out
     }
 }
 
