@@ -671,6 +671,22 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     }
 }
 
+/// `Ok` if `seat` is to act at `state`; otherwise [`Error::WrongNode`] saying who is.
+pub(crate) fn expect_turn<S: State>(state: &S, seat: usize) -> Result<(), Error> {
+    match state.current_player() {
+        Player::Seat(s) if s == seat => Ok(()),
+        Player::Seat(s) => Err(Error::WrongNode(format!(
+            "seat {seat} is not to act: seat {s} is"
+        ))),
+        Player::Chance => Err(Error::WrongNode(format!(
+            "seat {seat} is not to act: a chance event is pending"
+        ))),
+        Player::Terminal => Err(Error::WrongNode(format!(
+            "seat {seat} is not to act: the game is over"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

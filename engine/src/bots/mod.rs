@@ -42,7 +42,7 @@ use std::str::FromStr;
 
 pub use ismcts::IsmctsConfig;
 
-use crate::{Action, Error, Player, Rng, State};
+use crate::{Action, Error, Rng, State};
 
 /// Which bot plays a seat.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,16 +142,7 @@ pub fn choose<S: State, R: Rng + ?Sized>(
     rng: &mut R,
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<Action, Error> {
-    if state.current_player() != Player::Seat(seat) {
-        return Err(Error::WrongNode(format!(
-            "seat {seat} is not to act ({})",
-            match state.current_player() {
-                Player::Seat(s) => format!("seat {s} is"),
-                Player::Chance => "a chance event is pending".into(),
-                Player::Terminal => "the game is over".into(),
-            }
-        )));
-    }
+    crate::game::expect_turn(state, seat)?;
     match bot {
         BotKind::Random => random::action(state, rng),
         BotKind::Heuristic => state.heuristic_action(seat, rng),

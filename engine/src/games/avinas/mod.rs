@@ -451,6 +451,19 @@ pub struct DealResult {
     pub amount: u32,
 }
 
+impl DealResult {
+    /// The deal's `scope = deal` return for a seat of `team`: minus the rams or pips given
+    /// against that team, plus those given against the other, 0 if none were given.
+    #[must_use]
+    pub fn value_for(&self, team: usize) -> f64 {
+        match self.against {
+            Some(a) if a == team => -f64::from(self.amount),
+            Some(_) => f64::from(self.amount),
+            None => 0.0,
+        }
+    }
+}
+
 /// Capacity of the per-deal action log: the first dealer, 32 cards dealt, 4 auction or
 /// knock/double actions, 32 cards played, 7 continue/stop decisions.
 const LOG_CAP: usize = 80;
@@ -941,11 +954,7 @@ impl State for AvinasState {
                     Some(_) => 1.0,
                     None => 0.0,
                 },
-                Scope::Deal => match self.last_deal.and_then(|d| d.against.map(|a| (a, d))) {
-                    Some((a, d)) if a == team => -f64::from(d.amount),
-                    Some((_, d)) => f64::from(d.amount),
-                    None => 0.0,
-                },
+                Scope::Deal => self.last_deal.map_or(0.0, |d| d.value_for(team)),
             };
         }
         r
@@ -979,20 +988,13 @@ impl State for AvinasState {
         let d = self.last_deal?;
         let mut r = SeatValues::zeros(4);
         for seat in 0..4 {
-            let team = seat & 1;
-            r[seat] = match d.against {
-                Some(a) if a == team => -f64::from(d.amount),
-                Some(_) => f64::from(d.amount),
-                None => 0.0,
-            };
+            r[seat] = d.value_for(seat & 1);
         }
         Some(r)
     }
 
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
-        if self.current_player() != Player::Seat(seat) {
-            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
-        }
+        crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
 }

@@ -470,6 +470,27 @@ impl CribbageState {
     }
 }
 
+impl CribbageState {
+    /// The `scope = deal` returns of a deal whose points per side are `p` (§8): the side's
+    /// points minus the other side's, or with 3 players minus the mean (exactly zero-sum).
+    fn deal_returns(&self, p: [u32; 3]) -> SeatValues {
+        let n = usize::from(self.game.players);
+        let mut r = SeatValues::zeros(n);
+        if n == 3 {
+            let total = f64::from(p[0] + p[1] + p[2]);
+            r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
+            r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
+            r[2] = -(r[0] + r[1]);
+        } else {
+            for seat in 0..n {
+                let side = self.game.side(seat);
+                r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
+            }
+        }
+        r
+    }
+}
+
 impl State for CribbageState {
     type Game = CribbageGame;
     type View = CribbageView;
@@ -652,20 +673,7 @@ impl State for CribbageState {
                     r[seat] = if side == w { won } else { -value(side) };
                 }
             }
-            Scope::Deal => {
-                let p = &self.deal_points;
-                if n == 3 {
-                    let total = f64::from(p[0] + p[1] + p[2]);
-                    r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
-                    r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
-                    r[2] = -(r[0] + r[1]);
-                } else {
-                    for seat in 0..n {
-                        let side = self.game.side(seat);
-                        r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
-                    }
-                }
-            }
+            Scope::Deal => r = self.deal_returns(self.deal_points),
         }
         r
     }
@@ -695,27 +703,11 @@ impl State for CribbageState {
         if self.phase != Phase::Deal || self.dealt != 0 {
             return None;
         }
-        let p = self.last_deal?.points;
-        let n = usize::from(self.game.players);
-        let mut r = SeatValues::zeros(n);
-        if n == 3 {
-            let total = f64::from(p[0] + p[1] + p[2]);
-            r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
-            r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
-            r[2] = -(r[0] + r[1]);
-        } else {
-            for seat in 0..n {
-                let side = self.game.side(seat);
-                r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
-            }
-        }
-        Some(r)
+        Some(self.deal_returns(self.last_deal?.points))
     }
 
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
-        if self.current_player() != Player::Seat(seat) {
-            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
-        }
+        crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
 }

@@ -851,9 +851,7 @@ impl State for KlaberjassState {
     }
 
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
-        if self.current_player() != Player::Seat(seat) {
-            return Err(Error::WrongNode(format!("seat {seat} is not to act")));
-        }
+        crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
 }
