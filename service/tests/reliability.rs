@@ -468,7 +468,6 @@ async fn a_bad_length_in_the_middle_of_the_log_stops_the_server() {
 async fn a_torn_tail_is_dropped_with_a_warning_and_every_acknowledged_move_kept() {
     let dir = tempfile::tempdir().unwrap();
     let games = played_dir(dir.path()).await;
-    let whole = std::fs::read(log_path(dir.path())).unwrap();
     // What the matches look like with the whole log.
     let views = {
         let server = Server::must_start(dir.path(), &[]);
@@ -494,7 +493,6 @@ async fn a_torn_tail_is_dropped_with_a_warning_and_every_acknowledged_move_kept(
     let mut bytes = std::fs::read(log_path(dir.path())).unwrap();
     bytes.extend_from_slice(&[9, 0, 0, 0, 1, 2]);
     std::fs::write(log_path(dir.path()), &bytes).unwrap();
-    assert!(whole.len() > bytes.len() || !whole.is_empty());
     let server = Server::must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     for ((id, token), before) in games.iter().zip(&views) {
