@@ -113,6 +113,11 @@ struct ServeArgs {
     /// Directory of the match database (created if missing).
     #[arg(long, env = "CARDHOUSE_DATA_DIR", default_value = "./cardhouse-data")]
     data_dir: PathBuf,
+    /// Keep matches in PostgreSQL (`postgres://user@host:port/dbname`) instead of the data
+    /// directory: any number of replicas may share it. The server creates and migrates the
+    /// schema.
+    #[arg(long, env = "CARDHOUSE_STORE", conflicts_with = "in_memory", hide_env_values = true)]
+    store: Option<String>,
     /// Keep matches in memory only: they are lost when the server stops.
     #[arg(long, env = "CARDHOUSE_IN_MEMORY")]
     in_memory: bool,
@@ -311,7 +316,9 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
     };
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let config = Config {
-        store: if args.in_memory {
+        store: if let Some(url) = args.store {
+            StoreConfig::Postgres(url)
+        } else if args.in_memory {
             StoreConfig::Memory
         } else {
             StoreConfig::Dir(args.data_dir)

@@ -33,6 +33,9 @@ pub enum StoreConfig {
     Memory,
     /// An embedded database in this directory (created if missing).
     Dir(PathBuf),
+    /// A PostgreSQL database (`postgres://user@host:port/dbname`), shared by any number of
+    /// replicas; the server creates and migrates its schema.
+    Postgres(String),
 }
 
 /// Server configuration.
@@ -323,6 +326,11 @@ pub async fn serve_with_ready(
         StoreConfig::Memory => (Store::memory(), Vec::new()),
         StoreConfig::Dir(dir) => {
             tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??
+        }
+        StoreConfig::Postgres(_) => {
+            return Err(ServeError::Store(crate::store::StoreError::Failed {
+                what: "the PostgreSQL store is not built yet".into(),
+            }));
         }
     };
     let (stopping_tx, stopping_rx) = watch::channel(false);
