@@ -116,7 +116,12 @@ struct ServeArgs {
     /// Keep matches in PostgreSQL (`postgres://user@host:port/dbname`) instead of the data
     /// directory: any number of replicas may share it. The server creates and migrates the
     /// schema.
-    #[arg(long, env = "CARDHOUSE_STORE", conflicts_with = "in_memory", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "CARDHOUSE_STORE",
+        conflicts_with = "in_memory",
+        hide_env_values = true
+    )]
     store: Option<String>,
     /// Keep matches in memory only: they are lost when the server stops.
     #[arg(long, env = "CARDHOUSE_IN_MEMORY")]

@@ -3,20 +3,32 @@
 //! In one process and one run it starts, each on `127.0.0.1:0`:
 //! * a bare tonic unary **echo** service (the baseline of what tonic costs on this machine),
 //! * the **cardhouse** server with persistence on (a temporary data directory),
+//! * with `--postgres <admin-url>`: two more cardhouse servers (**replicas**) sharing one
+//!   fresh PostgreSQL database (`cardhouse_bench_<pid>`, created through the admin URL and
+//!   dropped at the end),
 //!
-//! then measures, one phase after the other for `--seconds` each:
+//! then measures, one phase after the other for `--seconds` each, the phases alternating
+//! round after round so that load from elsewhere on the machine hits all of them alike:
 //! 1. `Echo` requests per second and p50/p99 latency,
 //! 2. `Matches.Act` requests per second and p50/p99 latency (one human seat, three random
 //!    bots: each Act stores the move durably, then the bots' replies and any deal),
-//! 3. `Engine.BatchStep` steps per second: each request plays `--batch-states` fresh Jass
+//! 3. with `--postgres`: the same `Matches.Act` load on PostgreSQL, (a) all of it on one
+//!    replica, (b) on two replicas with each client's requests alternating between them, as
+//!    a round-robin gRPC load balancer would send them (the worst case for the replicas'
+//!    caches: every request finds the match last changed by the other replica), and (c) on
+//!    two replicas with each match staying on one replica ("sticky"),
+//! 4. `Engine.BatchStep` steps per second: each request plays `--batch-states` fresh Jass
 //!    deals (`scope=deal`, `wys=auto`) with random actions until terminal; a **step** is one
 //!    player action (a played card, a trump choice); the 36 dealt cards per deal are chance
 //!    outcomes and are reported separately, not counted as steps.
 //!
 //! ```text
 //! cargo run --release -p cardhouse-server --bin cardhouse-bench -- --seconds 5
+//! cargo run --release -p cardhouse-server --bin cardhouse-bench -- \
+//!     --postgres postgres://postgres@127.0.0.1:5432/postgres
 //! ```
 
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use cardhouse_server::bench_pb::echo_client::EchoClient;
@@ -25,8 +37,11 @@ use cardhouse_server::bench_pb::{EchoRequest, EchoResponse};
 use cardhouse_server::pb;
 use cardhouse_server::pb::engine_client::EngineClient;
 use cardhouse_server::pb::matches_client::MatchesClient;
-use cardhouse_server::{Config, StoreConfig, serve};
+use cardhouse_server::server::{ServeError, serve_with_ready};
+use cardhouse_server::{Config, StoreConfig};
 use clap::Parser;
+use tokio::sync::oneshot;
+use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Server};
 use tonic::{Request, Response, Status};
 
@@ -64,6 +79,19 @@ struct Args {
     /// Stop a phase after this many requests even if time remains.
     #[arg(long, default_value_t = 5_000_000)]
     max_requests: u64,
+    /// Also measure `Matches.Act` on PostgreSQL: a URL of an existing database with the right
+    /// to create databases (e.g. `postgres://postgres@127.0.0.1:5432/postgres`). The bench
+    /// creates `cardhouse_bench_<pid>` beside it, runs two replicas on it and drops it at
+    /// the end. Without it the PostgreSQL phases are skipped.
+    #[arg(long, env = "CARDHOUSE_BENCH_POSTGRES")]
+    postgres: Option<String>,
+    /// Concurrent `Act` requests in the PostgreSQL phases (default: `--concurrency`); in the
+    /// two-replica phases they are spread over both replicas.
+    #[arg(long)]
+    pg_concurrency: Option<usize>,
+    /// Skip the two-replica "sticky" phase (each match on one replica).
+    #[arg(long)]
+    no_sticky: bool,
 }
 
 #[derive(Debug, Default)]
@@ -83,23 +111,30 @@ impl Echo for EchoService {
 struct Sample {
     latencies_us: Vec<u32>,
     units: u64,
+    /// Failed requests (not in the latencies), and the first failure's status.
+    errors: u64,
+    first_error: Option<String>,
 }
 
 struct Report {
-    name: &'static str,
+    name: String,
     requests: u64,
     rps: f64,
     p50_us: u32,
     p99_us: u32,
     units_per_s: f64,
+    errors: u64,
+    first_error: Option<String>,
 }
 
-fn report(name: &'static str, samples: Vec<Sample>, elapsed: Duration) -> Report {
+fn report(name: String, samples: Vec<Sample>, elapsed: Duration) -> Report {
     let mut all: Vec<u32> = samples
         .iter()
         .flat_map(|s| s.latencies_us.iter().copied())
         .collect();
     let units: u64 = samples.iter().map(|s| s.units).sum();
+    let errors: u64 = samples.iter().map(|s| s.errors).sum();
+    let first_error = samples.into_iter().find_map(|s| s.first_error);
     all.sort_unstable();
     let pct = |p: f64| -> u32 {
         if all.is_empty() {
@@ -108,7 +143,7 @@ fn report(name: &'static str, samples: Vec<Sample>, elapsed: Duration) -> Report
             all[((all.len() - 1) as f64 * p).round() as usize]
         }
     };
-    let secs = elapsed.as_secs_f64();
+    let secs = elapsed.as_secs_f64().max(1e-9);
     Report {
         name,
         requests: all.len() as u64,
@@ -116,6 +151,8 @@ fn report(name: &'static str, samples: Vec<Sample>, elapsed: Duration) -> Report
         p50_us: pct(0.50),
         p99_us: pct(0.99),
         units_per_s: units as f64 / secs,
+        errors,
+        first_error,
     }
 }
 
@@ -169,11 +206,51 @@ async fn echo_phase(chans: &[Channel], args: &Args, deadline: Instant, budget: u
     join(tasks).await
 }
 
+/// How a load task spreads its requests over the replicas it is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Routing {
+    /// Each request goes to the next replica, as a round-robin load balancer sends them.
+    RoundRobin,
+    /// Every request of a task (so of its matches) goes to the same replica.
+    Sticky,
+}
+
+/// One load task's clients, one per replica.
+struct Route {
+    clients: Vec<MatchesClient<Channel>>,
+    routing: Routing,
+    next: usize,
+}
+
+impl Route {
+    fn new(replicas: &[Vec<Channel>], task: usize, routing: Routing) -> Route {
+        Route {
+            clients: replicas
+                .iter()
+                .map(|chans| {
+                    MatchesClient::new(chans[(task / replicas.len()) % chans.len()].clone())
+                })
+                .collect(),
+            routing,
+            next: task % replicas.len(),
+        }
+    }
+
+    fn client(&mut self) -> &mut MatchesClient<Channel> {
+        let i = self.next % self.clients.len();
+        if self.routing == Routing::RoundRobin {
+            self.next += 1;
+        }
+        &mut self.clients[i]
+    }
+}
+
 async fn new_match(
-    client: &mut MatchesClient<Channel>,
+    route: &mut Route,
     seed: u64,
-) -> (String, String, pb::MatchView) {
-    let created = client
+) -> Result<(String, String, pb::MatchView), Status> {
+    let created = route
+        .client()
         .create_match(pb::CreateMatchRequest {
             game: "jass".into(),
             options: Default::default(),
@@ -186,49 +263,70 @@ async fn new_match(
             ],
             ismcts_iterations: None,
         })
-        .await
-        .expect("create match")
+        .await?
         .into_inner();
     let token = created.seat_tokens[0].token.clone();
-    let view = client
-        .get_view(authed(
-            &token,
-            pb::GetViewRequest {
-                match_id: created.match_id.clone(),
-            },
-        ))
-        .await
-        .expect("view")
-        .into_inner()
-        .view
-        .expect("view");
-    (created.match_id, token, view)
+    let view = get_view(route, &created.match_id, &token).await?;
+    Ok((created.match_id, token, view))
 }
 
+async fn get_view(route: &mut Route, id: &str, token: &str) -> Result<pb::MatchView, Status> {
+    route
+        .client()
+        .get_view(authed(
+            token,
+            pb::GetViewRequest {
+                match_id: id.to_owned(),
+            },
+        ))
+        .await?
+        .into_inner()
+        .view
+        .ok_or_else(|| Status::internal("no view in GetView"))
+}
+
+impl Sample {
+    fn error(&mut self, status: &Status) {
+        self.errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(format!("{:?}: {}", status.code(), status.message()));
+        }
+    }
+}
+
+/// `Matches.Act` load: `concurrency` tasks, each playing its own matches (seat 0 human,
+/// three random bots) and sending its requests to `replicas` as `routing` says. A failed
+/// request is counted (not timed) and the task carries on with a fresh view or match.
 async fn matches_phase(
-    chans: &[Channel],
-    args: &Args,
+    replicas: &[Vec<Channel>],
+    routing: Routing,
+    concurrency: usize,
     deadline: Instant,
     budget: u64,
 ) -> Vec<Sample> {
-    let per_task = budget / args.concurrency as u64 + 1;
+    let per_task = budget / concurrency as u64 + 1;
     let mut tasks = Vec::new();
-    for i in 0..args.concurrency {
-        let mut client = MatchesClient::new(chans[i % chans.len()].clone());
+    for i in 0..concurrency {
+        let mut route = Route::new(replicas, i, routing);
         tasks.push(tokio::spawn(async move {
             let mut s = Sample::default();
             let mut seed = i as u64 * 1_000_003;
-            let (mut id, mut token, mut view) = new_match(&mut client, seed).await;
-            let mut auth: tonic::metadata::MetadataValue<tonic::metadata::Ascii> =
-                format!("Bearer {token}").parse().expect("ascii token");
+            let mut current: Option<(String, pb::MatchView, MetadataValue<Ascii>)> = None;
             let mut pick = seed;
             while Instant::now() < deadline && (s.latencies_us.len() as u64) < per_task {
-                if view.status != pb::MatchStatus::Active as i32 || view.legal_actions.is_empty() {
+                let Some((id, view, auth)) = current.as_mut().filter(|(_, v, _)| {
+                    v.status == pb::MatchStatus::Active as i32 && !v.legal_actions.is_empty()
+                }) else {
                     seed += 1;
-                    (id, token, view) = new_match(&mut client, seed).await;
-                    auth = format!("Bearer {token}").parse().expect("ascii token");
+                    match new_match(&mut route, seed).await {
+                        Ok((id, token, view)) => {
+                            let auth = format!("Bearer {token}").parse().expect("ascii token");
+                            current = Some((id, view, auth));
+                        }
+                        Err(e) => s.error(&e),
+                    }
                     continue;
-                }
+                };
                 pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
                 let action =
                     view.legal_actions[(pick >> 33) as usize % view.legal_actions.len()].id();
@@ -240,15 +338,28 @@ async fn matches_phase(
                     include_view: false,
                 });
                 req.metadata_mut().insert("authorization", auth.clone());
-                view = client
-                    .act(req)
-                    .await
-                    .expect("act")
-                    .into_inner()
-                    .view
-                    .expect("view");
-                s.latencies_us.push(t.elapsed().as_micros() as u32);
-                s.units += 1;
+                match route.client().act(req).await {
+                    Ok(r) => {
+                        s.latencies_us.push(t.elapsed().as_micros() as u32);
+                        s.units += 1;
+                        *view = r.into_inner().view.expect("view in ActResponse");
+                    }
+                    Err(e) => {
+                        s.error(&e);
+                        // Carry on from what the server has now (or with a new match).
+                        let mut req = Request::new(pb::GetViewRequest {
+                            match_id: id.clone(),
+                        });
+                        req.metadata_mut().insert("authorization", auth.clone());
+                        match route.client().get_view(req).await {
+                            Ok(r) => *view = r.into_inner().view.expect("view in GetView"),
+                            Err(e) => {
+                                s.error(&e);
+                                current = None;
+                            }
+                        }
+                    }
+                }
             }
             s
         }));
@@ -319,18 +430,256 @@ async fn join(tasks: Vec<tokio::task::JoinHandle<Sample>>) -> Vec<Sample> {
     out
 }
 
+/// A server started in this process, with what it takes to stop it.
+struct Replica {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), ServeError>>,
+}
+
+/// Starts a server on `127.0.0.1:0` and waits until it can serve (its store open, its
+/// schema migrated), or returns why it could not start.
+async fn start_replica(config: Config) -> Result<Replica, String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("bind: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| format!("addr: {e}"))?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let (ready_tx, ready_rx) = oneshot::channel::<()>();
+    let mut task = tokio::spawn(serve_with_ready(
+        listener,
+        config,
+        async {
+            let _ = stopped.await;
+        },
+        move |_| {
+            let _ = ready_tx.send(());
+        },
+    ));
+    match tokio::time::timeout(Duration::from_secs(120), ready_rx).await {
+        Ok(Ok(())) => Ok(Replica { addr, stop, task }),
+        // The server ended before it was ready.
+        Ok(Err(_)) => Err(match (&mut task).await {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(())) => "the server stopped before it was ready".to_owned(),
+            Err(e) => e.to_string(),
+        }),
+        Err(_) => {
+            task.abort();
+            Err("not ready after 120 s".to_owned())
+        }
+    }
+}
+
+impl Replica {
+    async fn stop(self) {
+        let _ = self.stop.send(());
+        match self.task.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("server at {}: {e}", self.addr),
+            Err(e) => eprintln!("server at {}: {e}", self.addr),
+        }
+    }
+}
+
+/// The URL of database `db` on the PostgreSQL server that `admin` (a `postgres://` URL or
+/// a `key=value` connection string) points at.
+fn database_url(admin: &str, db: &str) -> String {
+    let Some(scheme_end) = admin.find("://") else {
+        // key=value form: a later dbname overrides an earlier one.
+        return format!("{admin} dbname={db}");
+    };
+    let (base, query) = admin.split_at(admin.find('?').unwrap_or(admin.len()));
+    let authority_start = scheme_end + 3;
+    let base = match base[authority_start..].find('/') {
+        Some(slash) => &base[..authority_start + slash],
+        None => base,
+    };
+    format!("{base}/{db}{query}")
+}
+
+/// A PostgreSQL error with the server's message (tokio-postgres shows only "db error").
+fn pg_error(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{e}: {}", db.message()),
+        None => format!("{e}"),
+    }
+}
+
+async fn pg_connect(url: &str) -> Result<tokio_postgres::Client, tokio_postgres::Error> {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(client)
+}
+
+/// A database created for this run, dropped by [`BenchDatabase::drop_now`] or, should the
+/// bench fail first, when this value is dropped.
+struct BenchDatabase {
+    admin: String,
+    name: String,
+    url: String,
+    dropped: bool,
+}
+
+impl BenchDatabase {
+    /// Creates `cardhouse_bench_<pid>` and says what PostgreSQL it is on.
+    async fn create(admin: &str) -> Result<(BenchDatabase, String), tokio_postgres::Error> {
+        let client = pg_connect(admin).await?;
+        let name = format!("cardhouse_bench_{}", std::process::id());
+        // Separate statements: CREATE DATABASE cannot run in the implicit transaction of a
+        // multi-statement query.
+        client
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+            .await?;
+        client
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .await?;
+        let mut about = Vec::new();
+        for setting in [
+            "server_version",
+            "fsync",
+            "synchronous_commit",
+            "max_connections",
+        ] {
+            let row = client.query_one(&format!("SHOW {setting}"), &[]).await?;
+            about.push(format!("{setting} {}", row.get::<_, String>(0)));
+        }
+        let db = BenchDatabase {
+            admin: admin.to_owned(),
+            url: database_url(admin, &name),
+            name,
+            dropped: false,
+        };
+        Ok((db, about.join(", ")))
+    }
+
+    async fn drop_database(admin: &str, name: &str) -> Result<(), tokio_postgres::Error> {
+        let client = pg_connect(admin).await?;
+        // FORCE (PostgreSQL 13+) ends connections a stopped server may not have closed yet.
+        let forced = client
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .await;
+        if forced.is_err() {
+            client
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn drop_now(mut self) {
+        self.dropped = true;
+        match Self::drop_database(&self.admin, &self.name).await {
+            Ok(()) => println!("dropped database {}", self.name),
+            Err(e) => eprintln!("could not drop database {}: {}", self.name, pg_error(&e)),
+        }
+    }
+}
+
+impl Drop for BenchDatabase {
+    fn drop(&mut self) {
+        if self.dropped {
+            return;
+        }
+        // On a panic: drop the database from a thread of its own (this may run inside the
+        // runtime, which cannot block on a future itself).
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let dropped = std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?
+                .block_on(Self::drop_database(&admin, &name))
+                .ok()
+        })
+        .join();
+        if !matches!(dropped, Ok(Some(()))) {
+            eprintln!("could not drop database {}", self.name);
+        }
+    }
+}
+
+/// What a phase runs.
+enum Load {
+    Echo(Vec<Channel>),
+    Act {
+        replicas: Vec<Vec<Channel>>,
+        routing: Routing,
+        concurrency: usize,
+    },
+    Batch(Vec<Channel>),
+}
+
+/// One row of the table: its load and everything measured over the rounds.
+struct Phase {
+    name: String,
+    load: Load,
+    samples: Vec<Sample>,
+    elapsed: Duration,
+    chance: u64,
+}
+
+impl Phase {
+    fn new(name: impl Into<String>, load: Load) -> Phase {
+        Phase {
+            name: name.into(),
+            load,
+            samples: Vec::new(),
+            elapsed: Duration::ZERO,
+            chance: 0,
+        }
+    }
+
+    async fn run(&mut self, args: &Args, length: Duration, budget: u64) {
+        let t = Instant::now();
+        let deadline = t + length;
+        match &self.load {
+            Load::Echo(chans) => {
+                self.samples
+                    .extend(echo_phase(chans, args, deadline, budget).await);
+            }
+            Load::Act {
+                replicas,
+                routing,
+                concurrency,
+            } => {
+                self.samples.extend(
+                    matches_phase(replicas, *routing, *concurrency, deadline, budget).await,
+                );
+            }
+            Load::Batch(chans) => {
+                let (samples, chance) = batch_phase(chans, args, deadline, budget).await;
+                self.samples.extend(samples);
+                self.chance += chance;
+            }
+        }
+        self.elapsed += t.elapsed();
+        if std::env::var_os("CARDHOUSE_BENCH_DEBUG").is_some() {
+            eprintln!("{} took {:?}", self.name, t.elapsed());
+        }
+    }
+}
+
+fn exit_with(message: &str) -> ! {
+    eprintln!("cardhouse-bench: {message}");
+    std::process::exit(1);
+}
+
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    let phase = Duration::from_secs_f64(args.seconds.clamp(0.5, 120.0));
-    let budget = args.max_requests;
+    let length = Duration::from_secs_f64(args.seconds.clamp(0.5, 120.0));
+    let concurrency = args.concurrency.max(1);
+    let pg_concurrency = args.pg_concurrency.unwrap_or(concurrency).max(1);
 
     // The baseline: a bare tonic echo server.
     let echo_listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let echo_addr = echo_listener.local_addr().expect("addr");
-    let (echo_stop, echo_stopped) = tokio::sync::oneshot::channel::<()>();
+    let (echo_stop, echo_stopped) = oneshot::channel::<()>();
     let echo = tokio::spawn(
         Server::builder()
             .add_service(EchoServer::new(EchoService))
@@ -342,89 +691,162 @@ async fn main() {
             ),
     );
 
-    // cardhouse with persistence on.
+    // cardhouse on one node, with its embedded store (or none).
     let dir = tempfile::tempdir().expect("temp dir");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = Config {
+    let local = start_replica(Config {
         store: if args.in_memory {
             StoreConfig::Memory
         } else {
             StoreConfig::Dir(dir.path().to_owned())
         },
         ..Config::default()
-    };
-    let server = tokio::spawn(serve(listener, config, async {
-        let _ = stopped.await;
-    }));
+    })
+    .await
+    .unwrap_or_else(|e| exit_with(&format!("the server did not start: {e}")));
+
+    // cardhouse on PostgreSQL: two replicas on one fresh database.
+    let mut pg = None;
+    let mut pg_about = String::new();
+    if let Some(admin) = &args.postgres {
+        let (db, about) = BenchDatabase::create(admin).await.unwrap_or_else(|e| {
+            exit_with(&format!("creating the bench database: {}", pg_error(&e)))
+        });
+        pg_about = about;
+        let config = Config {
+            store: StoreConfig::Postgres(db.url.clone()),
+            ..Config::default()
+        };
+        // One after the other: the first creates the schema.
+        let mut replicas = Vec::new();
+        for _ in 0..2 {
+            match start_replica(config.clone()).await {
+                Ok(r) => replicas.push(r),
+                Err(e) => {
+                    for r in replicas {
+                        r.stop().await;
+                    }
+                    db.drop_now().await;
+                    exit_with(&format!("a PostgreSQL replica did not start: {e}"));
+                }
+            }
+        }
+        pg = Some((db, replicas));
+    }
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "cardhouse-bench: {cores} cores, {} rounds of {:.1}s per phase, concurrency {} over {} connections, loopback",
+        "cardhouse-bench: {cores} cores, {} rounds of {:.1}s per phase, concurrency {} over {} connections per server, loopback",
         args.rounds,
-        phase.as_secs_f64(),
-        args.concurrency,
+        length.as_secs_f64(),
+        concurrency,
         args.connections
     );
-
-    let echo_chans = channels(echo_addr, args.connections).await;
-    let chans = channels(addr, args.connections).await;
-    let rounds = args.rounds.clamp(1, 100);
-    let budget = budget / u64::from(rounds) + 1;
-    let (mut echo_s, mut matches_s, mut batch_s) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut echo_t, mut matches_t, mut batch_t) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let mut chance = 0;
-    for _ in 0..rounds {
-        if args.matches_only {
-            let t = Instant::now();
-            matches_s.extend(matches_phase(&chans, &args, t + phase, budget).await);
-            matches_t += t.elapsed();
-            continue;
-        }
-        let t = Instant::now();
-        echo_s.extend(echo_phase(&echo_chans, &args, t + phase, budget).await);
-        echo_t += t.elapsed();
-
-        let t = Instant::now();
-        matches_s.extend(matches_phase(&chans, &args, t + phase, budget).await);
-        matches_t += t.elapsed();
-        if std::env::var_os("CARDHOUSE_BENCH_DEBUG").is_some() {
-            eprintln!("matches phase took {:?}", t.elapsed());
-        }
-
-        let t = Instant::now();
-        let (samples, c) = batch_phase(&chans, &args, t + phase, budget).await;
-        batch_t += t.elapsed();
-        batch_s.extend(samples);
-        chance += c;
+    match &pg {
+        Some((db, _)) => println!(
+            "PostgreSQL: database {} ({pg_about}), two replicas, {pg_concurrency} Act requests in flight",
+            db.name
+        ),
+        None => println!(
+            "PostgreSQL phases skipped: no --postgres <admin-url> (env CARDHOUSE_BENCH_POSTGRES)"
+        ),
     }
-    let echo_report = report("echo (bare tonic unary)", echo_s, echo_t);
-    let matches_report = report(
+
+    let chans = channels(local.addr, args.connections).await;
+    let mut phases = Vec::new();
+    if !args.matches_only {
+        let echo_chans = channels(echo_addr, args.connections).await;
+        phases.push(Phase::new(
+            "echo (bare tonic unary)",
+            Load::Echo(echo_chans),
+        ));
+    }
+    phases.push(Phase::new(
         if args.in_memory {
-            "Matches.Act (in memory)"
+            "Matches.Act, one node, in memory"
         } else {
-            "Matches.Act (persisted)"
+            "Matches.Act, one node, redb (persisted)"
         },
-        matches_s,
-        matches_t,
-    );
-    let elapsed = batch_t;
-    let batch_report = report("Engine.BatchStep", batch_s, batch_t);
+        Load::Act {
+            replicas: vec![chans.clone()],
+            routing: Routing::Sticky,
+            concurrency,
+        },
+    ));
+    if let Some((_, replicas)) = &pg {
+        let mut pg_chans = Vec::new();
+        for r in replicas {
+            pg_chans.push(channels(r.addr, args.connections).await);
+        }
+        phases.push(Phase::new(
+            "Matches.Act, PostgreSQL, 1 replica",
+            Load::Act {
+                replicas: vec![pg_chans[0].clone()],
+                routing: Routing::Sticky,
+                concurrency: pg_concurrency,
+            },
+        ));
+        phases.push(Phase::new(
+            "Matches.Act, PostgreSQL, 2 replicas, round-robin",
+            Load::Act {
+                replicas: pg_chans.clone(),
+                routing: Routing::RoundRobin,
+                concurrency: pg_concurrency,
+            },
+        ));
+        if !args.no_sticky {
+            phases.push(Phase::new(
+                "Matches.Act, PostgreSQL, 2 replicas, sticky",
+                Load::Act {
+                    replicas: pg_chans,
+                    routing: Routing::Sticky,
+                    concurrency: pg_concurrency,
+                },
+            ));
+        }
+    }
+    if !args.matches_only {
+        phases.push(Phase::new("Engine.BatchStep", Load::Batch(chans.clone())));
+    }
+
+    let rounds = args.rounds.clamp(1, 100);
+    let budget = args.max_requests / u64::from(rounds) + 1;
+    for _ in 0..rounds {
+        for phase in &mut phases {
+            phase.run(&args, length, budget).await;
+        }
+    }
+
+    let mut chance_per_s = 0.0;
+    let reports: Vec<Report> = phases
+        .into_iter()
+        .map(|p| {
+            if matches!(p.load, Load::Batch(_)) {
+                chance_per_s = p.chance as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            }
+            report(p.name, p.samples, p.elapsed)
+        })
+        .collect();
+    let echo_rps = reports
+        .iter()
+        .find(|r| r.name.starts_with("echo"))
+        .map(|r| r.rps);
 
     println!();
-    println!("| rpc | requests | requests/s | p50 | p99 | steps/s |");
-    println!("|---|---:|---:|---:|---:|---:|");
-    for r in [&echo_report, &matches_report, &batch_report] {
+    println!("| rpc | requests | requests/s | p50 | p99 | of echo | steps/s |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for r in &reports {
         println!(
-            "| {} | {} | {:.0} | {:.2} ms | {:.2} ms | {} |",
+            "| {} | {} | {:.0} | {:.2} ms | {:.2} ms | {} | {} |",
             r.name,
             r.requests,
             r.rps,
             f64::from(r.p50_us) / 1000.0,
             f64::from(r.p99_us) / 1000.0,
+            match echo_rps {
+                Some(echo) if r.name.starts_with("Matches") =>
+                    format!("{:.1}%", 100.0 * r.rps / echo.max(1.0)),
+                _ => "-".to_owned(),
+            },
             if r.name.starts_with("Engine") {
                 format!("{:.0}", r.units_per_s)
             } else {
@@ -433,21 +855,79 @@ async fn main() {
         );
     }
     println!();
-    println!(
-        "Matches.Act at {:.0}% of echo requests/s (target >= 50%)",
-        100.0 * matches_report.rps / echo_report.rps.max(1.0)
-    );
-    println!(
-        "Engine.BatchStep: {:.0} steps/s (player actions; target >= 1,000,000), plus {:.0} chance outcomes/s, {} states per request",
-        batch_report.units_per_s,
-        chance as f64 / elapsed.as_secs_f64(),
-        args.batch_states
-    );
+    for r in reports.iter().filter(|r| r.errors > 0) {
+        println!(
+            "{}: {} failed requests (not timed), the first: {}",
+            r.name,
+            r.errors,
+            r.first_error.as_deref().unwrap_or("?")
+        );
+    }
+    let by_name = |prefix: &str| reports.iter().find(|r| r.name.starts_with(prefix));
+    if let (Some(echo), Some(act)) = (echo_rps, by_name("Matches.Act, one node")) {
+        println!(
+            "Matches.Act on one node at {:.0}% of echo requests/s (target >= 50%)",
+            100.0 * act.rps / echo.max(1.0)
+        );
+    }
+    if let (Some(one), Some(two)) = (
+        by_name("Matches.Act, PostgreSQL, 1"),
+        by_name("Matches.Act, PostgreSQL, 2 replicas, round-robin"),
+    ) {
+        println!(
+            "PostgreSQL: two replicas round-robin at {:.0}% of one replica{} (round-robin sends each move of a match to the other replica than the last: the worst case for the replicas' caches)",
+            100.0 * two.rps / one.rps.max(1.0),
+            match by_name("Matches.Act, PostgreSQL, 2 replicas, sticky") {
+                Some(sticky) =>
+                    format!(", sticky at {:.0}%", 100.0 * sticky.rps / one.rps.max(1.0)),
+                None => String::new(),
+            }
+        );
+    }
+    if let Some(batch) = by_name("Engine") {
+        println!(
+            "Engine.BatchStep: {:.0} steps/s (player actions; target >= 1,000,000), plus {chance_per_s:.0} chance outcomes/s, {} states per request",
+            batch.units_per_s, args.batch_states
+        );
+    }
 
-    let _ = stop.send(());
-    let _ = echo_stop.send(());
     drop(chans);
-    drop(echo_chans);
-    let _ = server.await;
+    local.stop().await;
+    if let Some((db, replicas)) = pg {
+        for r in replicas {
+            r.stop().await;
+        }
+        db.drop_now().await;
+    }
+    let _ = echo_stop.send(());
     let _ = echo.await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::database_url;
+
+    #[test]
+    fn database_url_replaces_the_database() {
+        let cases = [
+            (
+                "postgres://postgres@127.0.0.1:5432/postgres",
+                "postgres://postgres@127.0.0.1:5432/b",
+            ),
+            ("postgres://u:p@h:5432", "postgres://u:p@h:5432/b"),
+            ("postgresql://h/", "postgresql://h/b"),
+            (
+                "postgres://h/db?sslmode=disable",
+                "postgres://h/b?sslmode=disable",
+            ),
+            (
+                "postgres://h?connect_timeout=3",
+                "postgres://h/b?connect_timeout=3",
+            ),
+            ("host=h user=u dbname=x", "host=h user=u dbname=x dbname=b"),
+        ];
+        for (admin, want) in cases {
+            assert_eq!(database_url(admin, "b"), want, "{admin}");
+        }
+    }
 }
