@@ -28,6 +28,7 @@ CREATE TABLE matches (
 
 CREATE INDEX matches_ended ON matches (ended_at_ms) WHERE status <> 1;
 CREATE INDEX matches_active ON matches (touched_ms) WHERE status = 1;
+CREATE INDEX matches_driving ON matches (touched_ms) WHERE status = 1 AND driving;
 
 -- How many matches exist: the exact count `--max-matches` applies to, kept in the same
 -- statement as every insert and delete.

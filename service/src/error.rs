@@ -65,10 +65,11 @@ pub enum ApiError {
     /// race again and again gets it).
     #[error("the match changed through another replica meanwhile; read it and retry")]
     Conflict,
-    /// A shared store did not confirm a change: whether it was applied is unknown.
+    /// A shared store could not be reached, or did not confirm a change (whether it was
+    /// applied is then unknown).
     #[error(
-        "the match store did not confirm the change, which may or may not have been applied; \
-         read the match (its move number) before retrying"
+        "the match store is unavailable; a change asked for may or may not have been \
+         applied: read the match (its move number) before retrying"
     )]
     StoreUnavailable,
     /// A bug or an I/O failure: logged in full, reported as a bare `INTERNAL`.

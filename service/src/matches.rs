@@ -1496,6 +1496,12 @@ impl Hub {
                 let Ok(Some(m)) = self.cached(&id) else {
                     return;
                 };
+                // Most notices are of matches nobody here watches, or of our own writes.
+                if let Ok(g) = m.try_lock()
+                    && (g.version >= version || g.changes.receiver_count() == 0)
+                {
+                    return;
+                }
                 let hub = Arc::clone(self);
                 tokio::spawn(async move {
                     let mut m = m.lock().await;

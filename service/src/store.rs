@@ -1,17 +1,28 @@
-//! Where matches are kept across restarts: a data directory, or nothing (in-memory mode, for
-//! tests).
+//! Where matches are kept across restarts: a data directory (this module, one server), a
+//! PostgreSQL database shared by any number of replicas ([`crate::pg`]), or nothing
+//! (in-memory mode, for tests).
 //!
 //! # The contract every store keeps
 //!
-//! The match service sees one interface ([`Store`]): `put` (a whole match: header and state
-//! snapshot), `append` (the actions one accepted request applied, from a given move number),
-//! `delete` (retention), and the list of stored matches on open. Whatever the backend (this
-//! embedded one, or a database server shared by several replicas), it promises:
+//! The match service sees one interface ([`Store`]): `submit_create` (a new match),
+//! `submit_change` (one accepted request: the actions it applied from a given move number,
+//! the version of the match it was made on, and the whole match for backends that want it),
+//! `delete` (retention), and, on open, the stored matches (the embedded store) or loading a
+//! match by id (a shared store). Whichever the backend, it promises:
 //!
-//! * a write returns `Ok` only once it is durable; the caller acknowledges nothing before;
-//! * after a failed write the store takes no more writes (the outcome of that write is
-//!   unknown, so nothing later may be acknowledged on top of it) and the server stops
-//!   serving changes;
+//! * a write's [`Ack`] says `Ok` only once the write is durable; the caller acknowledges
+//!   nothing before, and applies the change in memory only then;
+//! * a write is queued at once and runs to its end whether or not its request is still
+//!   waiting, so a cancelled request cannot leave a write half done or split memory from the
+//!   store;
+//! * a write whose outcome is unknown (a failed `fsync`, a connection lost mid-commit) is
+//!   never built upon: the embedded store takes no more writes until the server restarts
+//!   and checks it; a shared store's caller reloads that match from the database before the
+//!   next change;
+//! * a shared store applies a change only if the match is still at the version it was made
+//!   on ([`StoreError::Conflict`] otherwise, nothing written), and counts matches for the
+//!   limit in the same statement that creates or deletes one ([`StoreError::Full`]);
+//! * tokens are stored as hashes only ([`crate::auth::hash_token`]);
 //! * on open, every match is exactly as its last successful write left it; anything that
 //!   cannot be proven whole is reported ([`StoreError::Corrupt`]) and the server does not
 //!   start, unless the operator asked to salvage ([`OpenOptions::salvage`]), which keeps what
@@ -467,35 +478,6 @@ impl Store {
         self.submit_change(change)?.wait().await
     }
 
-    /// Stores the header and state snapshot of `m` durably; returns once it is committed.
-    ///
-    /// # Errors
-    /// If the commit failed; the caller must not acknowledge the change.
-    pub async fn put(&self, m: &StoredMatch) -> Result<(), StoreError> {
-        let write = Write::Header {
-            key: m.id.clone(),
-            value: prost::Message::encode_to_vec(m),
-        };
-        self.write(write).await
-    }
-
-    /// Appends `actions`, applied to match `id` from history index `from`, durably.
-    ///
-    /// # Errors
-    /// If the commit failed; the caller must not acknowledge the change.
-    pub async fn append(&self, id: &str, from: u64, actions: &[u32]) -> Result<(), StoreError> {
-        let entry = LogEntry {
-            id: id.to_owned(),
-            from,
-            actions: actions.to_vec(),
-            ..LogEntry::default()
-        };
-        let write = Write::Log {
-            value: prost::Message::encode_to_vec(&entry),
-        };
-        self.write(write).await
-    }
-
     /// Deletes match `id` durably.
     ///
     /// # Errors
@@ -504,23 +486,25 @@ impl Store {
         self.write(Write::Delete { key: id.to_owned() }).await
     }
 
-    /// Queues the write of `m` (as [`Store::put`]) at once; its outcome comes from the
-    /// returned [`Ack`]. Queued writes are committed whether or not anyone waits for them.
+    /// Queues the write of the header and state snapshot of `m` at once; its outcome comes
+    /// from the returned [`Ack`]. Queued writes are committed whether or not anyone waits
+    /// for them.
     ///
     /// # Errors
     /// If the store's writer is gone.
-    pub fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
+    fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
         self.submit(Write::Header {
             key: m.id.clone(),
             value: prost::Message::encode_to_vec(m),
         })
     }
 
-    /// Queues the append of `actions` (as [`Store::append`]) at once.
+    /// Queues the append of `actions`, applied to match `id` from history index `from`, at
+    /// once.
     ///
     /// # Errors
     /// If the store's writer is gone.
-    pub fn submit_append(&self, id: &str, from: u64, actions: &[u32]) -> Result<Ack, StoreError> {
+    fn submit_append(&self, id: &str, from: u64, actions: &[u32]) -> Result<Ack, StoreError> {
         let entry = LogEntry {
             id: id.to_owned(),
             from,
