@@ -246,21 +246,38 @@ impl PgStore {
             .map_err(|e| failed(format!("no connection: {e}")))
     }
 
+    /// Runs a read; once more on a fresh connection if the pooled one turned out closed (the
+    /// database restarted, or an operator ended the session). Writes are never retried:
+    /// their outcome would be unknown.
+    async fn read(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let client = self.client().await?;
+            let result = match client.prepare_cached(sql).await {
+                Ok(stmt) => client.query(&stmt, params).await,
+                Err(e) => Err(e),
+            };
+            match result {
+                Ok(rows) => return Ok(rows),
+                Err(e) if e.is_closed() && attempt < 2 => {
+                    tracing::warn!(error = %pg_error(&e), "a PostgreSQL connection was closed; reading again");
+                }
+                Err(e) => return Err(failed(pg_error(&e))),
+            }
+        }
+    }
+
     /// Match `id` as stored, with its version; `None` if there is no such match.
     ///
     /// # Errors
     /// The database's; a header that does not decode ([`StoreError::Corrupt`]).
     pub async fn load(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(LOAD)
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
-        let Some(row) = client
-            .query_opt(&stmt, &[&id])
-            .await
-            .map_err(|e| failed(pg_error(&e)))?
-        else {
+        let Some(row) = self.read(LOAD, &[&id]).await?.into_iter().next() else {
             return Ok(None);
         };
         let header: Vec<u8> = row.get(0);
@@ -288,16 +305,8 @@ impl PgStore {
     /// # Errors
     /// The database's.
     pub async fn version(&self, id: &str) -> Result<Option<u64>, StoreError> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(VERSION)
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
-        let row = client
-            .query_opt(&stmt, &[&id])
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
-        Ok(row.map(|r| as_u64(r.get(0))))
+        let rows = self.read(VERSION, &[&id]).await?;
+        Ok(rows.first().map(|r| as_u64(r.get(0))))
     }
 
     /// The versions of those of `ids` that exist.
@@ -305,15 +314,7 @@ impl PgStore {
     /// # Errors
     /// The database's.
     pub async fn versions(&self, ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(VERSIONS)
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
-        let rows = client
-            .query(&stmt, &[&ids])
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
+        let rows = self.read(VERSIONS, &[&ids]).await?;
         Ok(rows
             .iter()
             .map(|r| (r.get::<_, String>(0), as_u64(r.get(1))))
@@ -441,11 +442,7 @@ impl PgStore {
     /// # Errors
     /// The database's.
     pub async fn stalled(&self, before_ms: u64) -> Result<Vec<String>, StoreError> {
-        let client = self.client().await?;
-        let rows = client
-            .query(STALLED, &[&as_i64(before_ms), &ACTIVE])
-            .await
-            .map_err(|e| failed(pg_error(&e)))?;
+        let rows = self.read(STALLED, &[&as_i64(before_ms), &ACTIVE]).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 }
