@@ -39,7 +39,7 @@ use crate::engine_service::mix;
 use crate::error::{ApiError, guard};
 use crate::pb;
 use crate::pb::matches_server::Matches;
-use crate::pg::{Loaded, Notice, PgStore};
+use crate::pg::{Loaded, Newer, Notice, PgStore};
 use crate::shutdown::UntilShutdown;
 use crate::store::{Ack, Change as StoreChange, STORED_FORMAT, Store, StoreError, StoredMatch};
 
@@ -840,39 +840,36 @@ impl Hub {
         ))
     }
 
-    /// Brings cached match `m` up to date with a shared store (one query; a reload if
-    /// another replica changed it). A no-op for the embedded store, whose memory is the
-    /// truth.
+    /// Brings cached match `m` up to date with a shared store (one query, which returns
+    /// the match only if another replica changed it). A no-op for the embedded store, whose
+    /// memory is the truth.
     async fn fresh(&self, m: &mut Match) -> Result<(), ApiError> {
         let Some(pg) = self.store.shared() else {
             return Ok(());
         };
         m.used = Instant::now();
-        if !m.stale {
-            match pg.version(&m.meta.id).await.map_err(unavailable)? {
-                Some(v) if v == m.version => return Ok(()),
-                Some(_) => {}
-                None => {
-                    self.forget(&m.meta.id);
-                    return Err(ApiError::MatchNotFound(m.meta.id.clone()));
-                }
-            }
-        }
-        self.reload(m).await
-    }
-
-    /// Reloads cached match `m` from a shared store (see [`adopt`]).
-    async fn reload(&self, m: &mut Match) -> Result<(), ApiError> {
-        let Some(pg) = self.store.shared() else {
-            return Ok(());
-        };
-        match pg.load(&m.meta.id).await.map_err(unavailable)? {
-            Some(loaded) => guard(|| adopt(m, loaded)),
-            None => {
+        let known = (!m.stale).then_some(m.version);
+        match pg
+            .load_newer(&m.meta.id, known)
+            .await
+            .map_err(unavailable)?
+        {
+            Newer::Same => Ok(()),
+            Newer::Changed(loaded) => guard(|| adopt(m, loaded)),
+            Newer::Gone => {
                 self.forget(&m.meta.id);
                 Err(ApiError::MatchNotFound(m.meta.id.clone()))
             }
         }
+    }
+
+    /// Reloads cached match `m` from a shared store (see [`adopt`]).
+    async fn reload(&self, m: &mut Match) -> Result<(), ApiError> {
+        if !self.store.is_shared() {
+            return Ok(());
+        }
+        m.stale = true;
+        self.fresh(m).await
     }
 
     /// Drops match `id` from the cache (its watchers' streams end).

@@ -56,9 +56,10 @@ const ACTIVE: i32 = 1;
 /// `pb::MatchStatus::Aborted`.
 const ABORTED: i32 = 4;
 
-const LOAD: &str = "SELECT header, state, version, status, resigned_seat, ended_at_ms \
+/// The match if its version is not `$2` (one round trip whether or not it changed).
+const LOAD: &str = "SELECT version, CASE WHEN version <> $2 THEN header END, \
+                    CASE WHEN version <> $2 THEN state END, status, resigned_seat, ended_at_ms \
                     FROM matches WHERE id = $1";
-const VERSION: &str = "SELECT version FROM matches WHERE id = $1";
 const VERSIONS: &str = "SELECT id, version FROM matches WHERE id = ANY($1)";
 const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 WHERE id = 1 AND n < $10 \
                       RETURNING n) \
@@ -92,6 +93,17 @@ pub enum Notice {
     Deleted { id: String },
     /// Notices may have been missed (the listening connection was re-established).
     Resync,
+}
+
+/// What [`PgStore::load_newer`] found.
+#[derive(Debug)]
+pub enum Newer {
+    /// No such match.
+    Gone,
+    /// The match is at the known version.
+    Same,
+    /// The match at another version.
+    Changed(Loaded),
 }
 
 /// A match as read from the database.
@@ -277,36 +289,44 @@ impl PgStore {
     /// # Errors
     /// The database's; a header that does not decode ([`StoreError::Corrupt`]).
     pub async fn load(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
-        let Some(row) = self.read(LOAD, &[&id]).await?.into_iter().next() else {
-            return Ok(None);
+        Ok(match self.load_newer(id, None).await? {
+            Newer::Changed(loaded) => Some(loaded),
+            Newer::Gone | Newer::Same => None,
+        })
+    }
+
+    /// Match `id` if its version is not `known` (one query either way).
+    ///
+    /// # Errors
+    /// The database's; a header that does not decode ([`StoreError::Corrupt`]).
+    pub async fn load_newer(&self, id: &str, known: Option<u64>) -> Result<Newer, StoreError> {
+        let known = known.map_or(-1, as_i64);
+        let Some(row) = self.read(LOAD, &[&id, &known]).await?.into_iter().next() else {
+            return Ok(Newer::Gone);
         };
-        let header: Vec<u8> = row.get(0);
+        let version: i64 = row.get(0);
+        let (Some(header), Some(state)) = (
+            row.get::<_, Option<Vec<u8>>>(1),
+            row.get::<_, Option<Vec<u8>>>(2),
+        ) else {
+            return Ok(Newer::Same);
+        };
         let mut stored: StoredMatch =
             prost::Message::decode(header.as_slice()).map_err(|e| StoreError::Corrupt {
                 path: format!("PostgreSQL table matches, row {id}").into(),
                 what: format!("the header does not decode: {e}"),
             })?;
         stored.id = id.to_owned();
-        stored.state = row.get(1);
-        let version: i64 = row.get(2);
+        stored.state = state;
         stored.status = row.get(3);
         stored.resigned_seat = row
             .get::<_, Option<i32>>(4)
             .and_then(|s| u32::try_from(s).ok());
         stored.ended_at_ms = as_u64(row.get(5));
-        Ok(Some(Loaded {
+        Ok(Newer::Changed(Loaded {
             stored,
             version: as_u64(version),
         }))
-    }
-
-    /// The version of match `id`; `None` if there is no such match.
-    ///
-    /// # Errors
-    /// The database's.
-    pub async fn version(&self, id: &str) -> Result<Option<u64>, StoreError> {
-        let rows = self.read(VERSION, &[&id]).await?;
-        Ok(rows.first().map(|r| as_u64(r.get(0))))
     }
 
     /// The versions of those of `ids` that exist.
