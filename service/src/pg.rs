@@ -24,7 +24,7 @@
 //!   turn, and a replica that dies mid-request leaves the match as its last commit left it.
 //! * **Change notices**: after each committed change the replica sends `NOTIFY
 //!   cardhouse_changes, '<id> <version>'` (`-1` for a delete) from a connection of its own,
-//!   batching whatever is waiting into one statement (see [`notify`] for why not in the
+//!   batching whatever is waiting into one statement (see `notify` for why not in the
 //!   change's own statement). Each replica listens on its own connection ([`Notice`]) and
 //!   refreshes the matches it has watchers for; a lost listening connection is
 //!   re-established and followed by a [`Notice::Resync`]; a notice lost with a crashed
