@@ -123,6 +123,9 @@ struct ServeArgs {
         hide_env_values = true
     )]
     store: Option<String>,
+    /// Connections each server keeps to the PostgreSQL store (with --store).
+    #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
+    store_pool_size: usize,
     /// Keep matches in memory only: they are lost when the server stops.
     #[arg(long, env = "CARDHOUSE_IN_MEMORY")]
     in_memory: bool,
@@ -328,6 +331,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
         } else {
             StoreConfig::Dir(args.data_dir)
         },
+        store_pool_size: args.store_pool_size,
         salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
         max_concurrent_streams: args.max_concurrent_streams,
