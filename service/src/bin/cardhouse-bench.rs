@@ -89,6 +89,10 @@ struct Args {
     /// two-replica phases they are spread over both replicas.
     #[arg(long)]
     pg_concurrency: Option<usize>,
+    /// Connections each PostgreSQL replica keeps to the database (the server's
+    /// `--store-pool-size`; default: the server's default).
+    #[arg(long)]
+    pg_pool_size: Option<usize>,
     /// Skip the two-replica "sticky" phase (each match on one replica).
     #[arg(long)]
     no_sticky: bool,
@@ -707,15 +711,19 @@ async fn main() {
     // cardhouse on PostgreSQL: two replicas on one fresh database.
     let mut pg = None;
     let mut pg_about = String::new();
+    let mut pg_pool_size = 0;
     if let Some(admin) = &args.postgres {
         let (db, about) = BenchDatabase::create(admin).await.unwrap_or_else(|e| {
             exit_with(&format!("creating the bench database: {}", pg_error(&e)))
         });
         pg_about = about;
+        let defaults = Config::default();
         let config = Config {
             store: StoreConfig::Postgres(db.url.clone()),
-            ..Config::default()
+            store_pool_size: args.pg_pool_size.unwrap_or(defaults.store_pool_size),
+            ..defaults
         };
+        pg_pool_size = config.store_pool_size;
         // One after the other: the first creates the schema.
         let mut replicas = Vec::new();
         for _ in 0..2 {
@@ -743,7 +751,7 @@ async fn main() {
     );
     match &pg {
         Some((db, _)) => println!(
-            "PostgreSQL: database {} ({pg_about}), two replicas, {pg_concurrency} Act requests in flight",
+            "PostgreSQL: database {} ({pg_about}), two replicas with {pg_pool_size} pooled connections each, {pg_concurrency} Act requests in flight",
             db.name
         ),
         None => println!(
