@@ -129,9 +129,10 @@ struct Report {
     units_per_s: f64,
     errors: u64,
     first_error: Option<String>,
+    cpu: CpuTicks,
 }
 
-fn report(name: String, samples: Vec<Sample>, elapsed: Duration) -> Report {
+fn report(name: String, samples: Vec<Sample>, elapsed: Duration, cpu: CpuTicks) -> Report {
     let mut all: Vec<u32> = samples
         .iter()
         .flat_map(|s| s.latencies_us.iter().copied())
@@ -157,6 +158,7 @@ fn report(name: String, samples: Vec<Sample>, elapsed: Duration) -> Report {
         units_per_s: units as f64 / secs,
         errors,
         first_error,
+        cpu,
     }
 }
 
@@ -623,6 +625,95 @@ struct Phase {
     samples: Vec<Sample>,
     elapsed: Duration,
     chance: u64,
+    cpu: CpuTicks,
+}
+
+/// CPU time in clock ticks (`USER_HZ`, 100 per second on Linux), from `/proc` (all zero
+/// where there is none).
+#[derive(Clone, Copy, Debug, Default)]
+struct CpuTicks {
+    /// All cores: busy, waiting for I/O, and everything (busy + idle + iowait).
+    busy: u64,
+    iowait: u64,
+    total: u64,
+    /// This process: the load generator and every server in it.
+    this_process: u64,
+    /// Every process named `postgres` on this machine (the database's server processes).
+    postgres: u64,
+}
+
+/// User plus system ticks of a process, from the text of its `/proc/<pid>/stat`, with its
+/// command name.
+fn process_ticks(stat: &str) -> Option<(&str, u64)> {
+    let (head, rest) = stat.rsplit_once(')')?;
+    let (_, name) = head.split_once('(')?;
+    // After the command name: state is field 3, utime 14 and stime 15.
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some((name, ticks))
+}
+
+impl CpuTicks {
+    fn now() -> CpuTicks {
+        let mut t = CpuTicks::default();
+        if let Ok(stat) = std::fs::read_to_string("/proc/stat")
+            && let Some(line) = stat.lines().next()
+        {
+            // cpu user nice system idle iowait irq softirq steal guest guest_nice
+            let v: Vec<u64> = line
+                .split_whitespace()
+                .skip(1)
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if v.len() >= 8 {
+                let (idle, iowait) = (v[3], v[4]);
+                // guest time is already counted in user time.
+                let total: u64 = v[..8].iter().sum();
+                t.total = total;
+                t.iowait = iowait;
+                t.busy = total - idle - iowait;
+            }
+        }
+        if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
+            t.this_process = process_ticks(&stat).map_or(0, |(_, ticks)| ticks);
+        }
+        if let Ok(dir) = std::fs::read_dir("/proc") {
+            for entry in dir.flatten() {
+                if !entry
+                    .file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+                {
+                    continue;
+                }
+                if let Ok(stat) = std::fs::read_to_string(entry.path().join("stat"))
+                    && let Some(("postgres", ticks)) = process_ticks(&stat)
+                {
+                    t.postgres += ticks;
+                }
+            }
+        }
+        t
+    }
+
+    fn since(self, start: CpuTicks) -> CpuTicks {
+        CpuTicks {
+            busy: self.busy.saturating_sub(start.busy),
+            iowait: self.iowait.saturating_sub(start.iowait),
+            total: self.total.saturating_sub(start.total),
+            this_process: self.this_process.saturating_sub(start.this_process),
+            postgres: self.postgres.saturating_sub(start.postgres),
+        }
+    }
+
+    fn add(&mut self, d: CpuTicks) {
+        self.busy += d.busy;
+        self.iowait += d.iowait;
+        self.total += d.total;
+        self.this_process += d.this_process;
+        self.postgres += d.postgres;
+    }
 }
 
 impl Phase {
@@ -633,10 +724,12 @@ impl Phase {
             samples: Vec::new(),
             elapsed: Duration::ZERO,
             chance: 0,
+            cpu: CpuTicks::default(),
         }
     }
 
     async fn run(&mut self, args: &Args, length: Duration, budget: u64) {
+        let cpu = CpuTicks::now();
         let t = Instant::now();
         let deadline = t + length;
         match &self.load {
@@ -660,6 +753,7 @@ impl Phase {
             }
         }
         self.elapsed += t.elapsed();
+        self.cpu.add(CpuTicks::now().since(cpu));
         if std::env::var_os("CARDHOUSE_BENCH_DEBUG").is_some() {
             eprintln!("{} took {:?}", self.name, t.elapsed());
         }
@@ -831,7 +925,7 @@ async fn main() {
             if matches!(p.load, Load::Batch(_)) {
                 chance_per_s = p.chance as f64 / p.elapsed.as_secs_f64().max(1e-9);
             }
-            report(p.name, p.samples, p.elapsed)
+            report(p.name, p.samples, p.elapsed, p.cpu)
         })
         .collect();
     let echo_rps = reports
@@ -861,6 +955,33 @@ async fn main() {
                 "-".to_owned()
             }
         );
+    }
+    if reports.iter().any(|r| r.cpu.total > 0) {
+        // Where the time went: this process holds the load generator and every server;
+        // PostgreSQL's server processes; and whatever else ran on the machine meanwhile.
+        println!();
+        println!(
+            "| phase | CPU busy | I/O wait | this process | PostgreSQL | other | this process per request | PostgreSQL per request |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for r in &reports {
+            let c = r.cpu;
+            let share = |ticks: u64| 100.0 * ticks as f64 / c.total.max(1) as f64;
+            let other = c.busy.saturating_sub(c.this_process + c.postgres);
+            // USER_HZ is 100: a tick is 10 ms.
+            let per_request = |ticks: u64| ticks as f64 * 10_000.0 / r.requests.max(1) as f64;
+            println!(
+                "| {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0} µs | {:.0} µs |",
+                r.name,
+                share(c.busy),
+                share(c.iowait),
+                share(c.this_process),
+                share(c.postgres),
+                share(other),
+                per_request(c.this_process),
+                per_request(c.postgres)
+            );
+        }
     }
     println!();
     for r in reports.iter().filter(|r| r.errors > 0) {
