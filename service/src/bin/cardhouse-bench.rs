@@ -638,8 +638,31 @@ struct CpuTicks {
     total: u64,
     /// This process: the load generator and every server in it.
     this_process: u64,
-    /// Every process named `postgres` on this machine (the database's server processes).
+    /// PostgreSQL's processes on this machine: its background processes (WAL writer,
+    /// checkpointer, ...) and the backends of the bench's database, not those serving
+    /// other databases (other work on the same server).
     postgres: u64,
+}
+
+/// The bench's database, once created.
+static BENCH_DATABASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Whether the PostgreSQL process at `proc_dir` works for the bench: a background process,
+/// or a backend connected to the bench's database. A backend shows its user, database and
+/// client address in its command line (`postgres: 15/main: user db 127.0.0.1(4242) idle`).
+fn ours(proc_dir: &std::path::Path) -> bool {
+    let Ok(cmdline) = std::fs::read(proc_dir.join("cmdline")) else {
+        return false;
+    };
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    let mut words = cmdline.split_whitespace();
+    if let Some(db) = BENCH_DATABASE.get()
+        && words.clone().any(|w| w == db)
+    {
+        return true;
+    }
+    // A backend of another database names its client: a host(port) or [local].
+    !words.any(|w| w == "[local]" || (w.contains('(') && w.ends_with(')')))
 }
 
 /// User plus system ticks of a process, from the text of its `/proc/<pid>/stat`, with its
@@ -689,6 +712,7 @@ impl CpuTicks {
                 }
                 if let Ok(stat) = std::fs::read_to_string(entry.path().join("stat"))
                     && let Some(("postgres", ticks)) = process_ticks(&stat)
+                    && ours(&entry.path())
                 {
                     t.postgres += ticks;
                 }
@@ -811,6 +835,7 @@ async fn main() {
             exit_with(&format!("creating the bench database: {}", pg_error(&e)))
         });
         pg_about = about;
+        let _ = BENCH_DATABASE.set(db.name.clone());
         let defaults = Config::default();
         let config = Config {
             store: StoreConfig::Postgres(db.url.clone()),
@@ -1034,7 +1059,16 @@ async fn main() {
 
 #[cfg(test)]
 mod tests {
-    use super::database_url;
+    use super::{database_url, process_ticks};
+
+    #[test]
+    fn process_ticks_reads_utime_and_stime() {
+        let stat = "2217 (postgres) S 2215 2215 2215 0 -1 4194368 371 0 0 0 17 33 0 0 20 0 1 0 1618 223801344 1763 18446744073709551615";
+        assert_eq!(process_ticks(stat), Some(("postgres", 50)));
+        let odd = "7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 1 1 1 1";
+        assert_eq!(process_ticks(odd), Some(("a) b (c)", 11)));
+        assert_eq!(process_ticks("garbage"), None);
+    }
 
     #[test]
     fn database_url_replaces_the_database() {
