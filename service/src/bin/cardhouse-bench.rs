@@ -55,8 +55,8 @@ struct Args {
     /// Seconds per phase and round.
     #[arg(long, default_value_t = 1.0)]
     seconds: f64,
-    /// Rounds: the phases alternate (echo, Matches, Engine, echo, ...) so that load from
-    /// elsewhere on the machine hits all of them alike.
+    /// Rounds: the phases alternate (echo, Matches, the PostgreSQL ones, Engine, echo, ...)
+    /// so that load from elsewhere on the machine hits all of them alike.
     #[arg(long, default_value_t = 5)]
     rounds: u32,
     /// Concurrent requests in flight (echo and Matches phases alike).
