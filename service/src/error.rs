@@ -61,6 +61,17 @@ pub enum ApiError {
     /// restarted (which checks the store).
     #[error("the match store failed; changes are refused until the server is restarted")]
     StoreFailed,
+    /// A shared store: another replica changed the match first (a request that loses this
+    /// race again and again gets it).
+    #[error("the match changed through another replica meanwhile; read it and retry")]
+    Conflict,
+    /// A shared store could not be reached, or did not confirm a change (whether it was
+    /// applied is then unknown).
+    #[error(
+        "the match store is unavailable; a change asked for may or may not have been \
+         applied: read the match (its move number) before retrying"
+    )]
+    StoreUnavailable,
     /// A bug or an I/O failure: logged in full, reported as a bare `INTERNAL`.
     #[error("internal: {0}")]
     Internal(String),
@@ -99,9 +110,11 @@ impl From<ApiError> for Status {
             ApiError::NotYourTurn { .. } | ApiError::MatchOver(_) | ApiError::MatchRunning => {
                 Code::FailedPrecondition
             }
-            ApiError::StaleMove { .. } => Code::Aborted,
+            ApiError::StaleMove { .. } | ApiError::Conflict => Code::Aborted,
             ApiError::ResourceExhausted(_) => Code::ResourceExhausted,
-            ApiError::ShuttingDown | ApiError::StoreFailed => Code::Unavailable,
+            ApiError::ShuttingDown | ApiError::StoreFailed | ApiError::StoreUnavailable => {
+                Code::Unavailable
+            }
             ApiError::Cancelled => Code::Cancelled,
             ApiError::Internal(_) => Code::Internal,
         };

@@ -11,6 +11,7 @@ pub mod convert;
 pub mod engine_service;
 pub mod error;
 pub mod matches;
+pub mod pg;
 pub mod server;
 pub mod shutdown;
 pub mod store;

@@ -116,8 +116,16 @@ struct ServeArgs {
     /// Keep matches in PostgreSQL (`postgres://user@host:port/dbname`) instead of the data
     /// directory: any number of replicas may share it. The server creates and migrates the
     /// schema.
-    #[arg(long, env = "CARDHOUSE_STORE", conflicts_with = "in_memory", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "CARDHOUSE_STORE",
+        conflicts_with = "in_memory",
+        hide_env_values = true
+    )]
     store: Option<String>,
+    /// Connections each server keeps to the PostgreSQL store (with --store).
+    #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
+    store_pool_size: usize,
     /// Keep matches in memory only: they are lost when the server stops.
     #[arg(long, env = "CARDHOUSE_IN_MEMORY")]
     in_memory: bool,
@@ -323,6 +331,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
         } else {
             StoreConfig::Dir(args.data_dir)
         },
+        store_pool_size: args.store_pool_size,
         salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
         max_concurrent_streams: args.max_concurrent_streams,

@@ -39,8 +39,9 @@ use crate::engine_service::mix;
 use crate::error::{ApiError, guard};
 use crate::pb;
 use crate::pb::matches_server::Matches;
+use crate::pg::{Loaded, Newer, Notice, PgStore};
 use crate::shutdown::UntilShutdown;
-use crate::store::{Ack, STORED_FORMAT, Store, StoredMatch};
+use crate::store::{Ack, Change as StoreChange, STORED_FORMAT, Store, StoreError, StoredMatch};
 
 /// Salt that separates bot choices from chance draws of the same move number.
 const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
@@ -84,6 +85,15 @@ impl Default for MatchLimits {
         }
     }
 }
+
+/// A shared store: how often watched matches are revalidated and stalled bots looked for.
+const POLL: Duration = Duration::from_secs(1);
+/// A shared store: an active match whose bots or chance are to move and that no replica
+/// changed for this long is played on by whichever replica notices.
+const STALLED: Duration = Duration::from_secs(3);
+/// A shared store: a cached match unused for this long (unwatched, not played by us) is
+/// dropped from memory.
+const CACHE_IDLE: Duration = Duration::from_secs(60);
 
 /// Most actions in one background chunk (bounds the memory of the changes it broadcasts).
 const CHUNK_ACTIONS: usize = 1024;
@@ -154,8 +164,15 @@ struct Match {
     changes: broadcast::Sender<Arc<Change>>,
     /// When a request last changed the match (for abandonment).
     touched: Instant,
-    /// A background task is playing bot and chance moves.
+    /// A background task of this process is playing bot and chance moves.
     driving: bool,
+    /// Changes committed (a shared store's row version; counted alike by the embedded one).
+    version: u64,
+    /// A shared store's write for this match failed with an unknown outcome: reload it
+    /// before serving it again.
+    stale: bool,
+    /// When a request last used the cached match (a shared store's cache forgets idle ones).
+    used: Instant,
 }
 
 /// The shared state of the Matches service.
@@ -184,6 +201,7 @@ impl MatchesService {
     pub fn new(
         store: Store,
         stored: Vec<StoredMatch>,
+        notices: Option<tokio::sync::mpsc::UnboundedReceiver<Notice>>,
         limits: MatchLimits,
         shutdown: watch::Receiver<bool>,
     ) -> Result<MatchesService, ApiError> {
@@ -214,6 +232,31 @@ impl MatchesService {
         // Matches whose bots were still playing when the server stopped play on.
         for id in driving {
             Hub::drive(&hub, id);
+        }
+        if let Some(mut notices) = notices {
+            let weak = Arc::downgrade(&hub);
+            tokio::spawn(async move {
+                while let Some(notice) = notices.recv().await {
+                    let Some(hub) = weak.upgrade() else { return };
+                    hub.on_notice(notice);
+                }
+            });
+        }
+        if hub.store.is_shared() {
+            let weak = Arc::downgrade(&hub);
+            let mut stop = hub.shutdown.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(POLL);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tokio::select! {
+                        _ = tick.tick() => {}
+                        () = stopped(&mut stop) => return,
+                    }
+                    let Some(hub) = weak.upgrade() else { return };
+                    hub.poll().await;
+                }
+            });
         }
         Ok(MatchesService { hub })
     }
@@ -309,15 +352,7 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         meta: Arc::new(meta),
         live: Live {
             state,
-            status: match pb::MatchStatus::try_from(s.status) {
-                Ok(pb::MatchStatus::Active) | Ok(pb::MatchStatus::Unspecified) | Err(_)
-                    if terminal =>
-                {
-                    pb::MatchStatus::Finished
-                }
-                Ok(pb::MatchStatus::Unspecified) | Err(_) => pb::MatchStatus::Active,
-                Ok(status) => status,
-            },
+            status: status_of(s.status, terminal),
             resigned_seat: s.resigned_seat,
             known,
             ended_at_ms: s.ended_at_ms,
@@ -325,6 +360,9 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         changes: broadcast::channel(BROADCAST).0,
         touched: Instant::now(),
         driving: false,
+        version: 0,
+        stale: false,
+        used: Instant::now(),
     };
     if m.live.status == pb::MatchStatus::Active {
         m.driving = driving;
@@ -333,6 +371,58 @@ fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         m.live.ended_at_ms = now_ms();
     }
     Ok(m)
+}
+
+/// A stored status, made consistent with the state (`terminal`).
+fn status_of(stored: i32, terminal: bool) -> pb::MatchStatus {
+    match pb::MatchStatus::try_from(stored) {
+        Ok(pb::MatchStatus::Active | pb::MatchStatus::Unspecified) | Err(_) if terminal => {
+            pb::MatchStatus::Finished
+        }
+        Ok(pb::MatchStatus::Unspecified) | Err(_) => pb::MatchStatus::Active,
+        Ok(status) => status,
+    }
+}
+
+/// Brings cached match `m` up to `loaded` (a newer version in a shared store): the new
+/// actions are applied to the cached state, so that its watchers receive each of them as
+/// on one node, followed by the end of the match if it was resigned or aborted.
+fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
+    let state = cardhouse::state_from_bytes(&loaded.stored.state)?;
+    let new = state.history();
+    let old = m.live.state.history();
+    let mut moves = Moves::new(m.changes.receiver_count() > 0);
+    let mut live = if new.len() >= old.len() && new[..old.len()] == old[..] {
+        let mut live = m.live.clone();
+        for &a in &new[old.len()..] {
+            apply_counted(&mut live, a, true, &mut moves)?;
+        }
+        live
+    } else {
+        // Histories only grow; a match replaced wholesale is resumed from scratch (its
+        // watchers see the next change).
+        tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
+        resume(loaded.stored.clone())?.live
+    };
+    let status = status_of(loaded.stored.status, live.state.is_terminal());
+    let ended_early = status != pb::MatchStatus::Active
+        && status != pb::MatchStatus::Finished
+        && live.status == pb::MatchStatus::Active;
+    live.status = status;
+    live.resigned_seat = loaded.stored.resigned_seat;
+    live.ended_at_ms = loaded.stored.ended_at_ms;
+    if ended_early && moves.record {
+        moves.changes.push(Change::Ended {
+            after: live.clone(),
+        });
+    }
+    m.live = live;
+    m.version = loaded.version;
+    m.stale = false;
+    for c in moves.changes {
+        let _ = m.changes.send(Arc::new(c));
+    }
+    Ok(())
 }
 
 /// The wall clock in Unix milliseconds (for retention, which survives restarts).
@@ -622,11 +712,14 @@ struct PendingCommit {
     m: Option<OwnedMutexGuard<Match>>,
     change: Option<(Live, Moves)>,
     ack: Option<Ack>,
+    /// The store is shared (see [`apply_after`]).
+    shared: bool,
 }
 
 impl PendingCommit {
-    /// Waits for the write, then applies the change; returns the match's guard.
-    async fn finish(mut self) -> Result<OwnedMutexGuard<Match>, ApiError> {
+    /// Waits for the write, then applies the change; returns the match's guard with the
+    /// outcome (the guard also when the change was not applied, e.g. on a conflict).
+    async fn finish(mut self) -> Result<(OwnedMutexGuard<Match>, Result<(), ApiError>), ApiError> {
         let result = match self.ack.as_mut() {
             Some(ack) => ack.wait_mut().await,
             None => Ok(()),
@@ -637,8 +730,8 @@ impl PendingCommit {
             .take()
             .ok_or_else(|| ApiError::Internal("commit guard reused".into()))?;
         let change = self.change.take();
-        apply_after(&mut m, change, result)?;
-        Ok(m)
+        let outcome = apply_after(&mut m, change, result, self.shared);
+        Ok((m, outcome))
     }
 }
 
@@ -648,9 +741,10 @@ impl Drop for PendingCommit {
             return;
         };
         let change = self.change.take();
+        let shared = self.shared;
         let finish = async move {
             let result = ack.wait().await;
-            let _ = apply_after(&mut m, change, result);
+            let _ = apply_after(&mut m, change, result, shared);
         };
         // Without a runtime the process is ending; the store's log is the truth on restart.
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -659,19 +753,35 @@ impl Drop for PendingCommit {
     }
 }
 
-/// Applies `change` to the match once its write has `result`.
+/// Applies `change` to the match once its write has `result`. A conflict (another replica
+/// changed the match first) applies nothing; a failed write of a shared store marks the
+/// match for reloading; one of the embedded store stops all changes (the store refuses
+/// them from then on).
 fn apply_after(
     m: &mut Match,
     change: Option<(Live, Moves)>,
-    result: Result<(), crate::store::StoreError>,
+    result: Result<(), StoreError>,
+    shared: bool,
 ) -> Result<(), ApiError> {
-    if let Err(e) = result {
-        tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
-        return Err(ApiError::StoreFailed);
+    match result {
+        Ok(()) => {}
+        Err(StoreError::Conflict) => return Err(ApiError::Conflict),
+        Err(StoreError::Full) => {
+            return Err(ApiError::Internal("a change met the match limit".into()));
+        }
+        Err(e) => {
+            tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
+            if shared {
+                m.stale = true;
+                return Err(ApiError::StoreUnavailable);
+            }
+            return Err(ApiError::StoreFailed);
+        }
     }
     if let Some((live, moves)) = change {
         m.live = live;
         m.touched = Instant::now();
+        m.version += 1;
         for c in moves.changes {
             let _ = m.changes.send(Arc::new(c));
         }
@@ -692,15 +802,81 @@ async fn detached<T: Send + 'static>(
 }
 
 impl Hub {
-    fn get(&self, id: &str) -> Result<Arc<Mutex<Match>>, ApiError> {
+    /// The cached match `id`, if it is cached.
+    fn cached(&self, id: &str) -> Result<Option<Arc<Mutex<Match>>>, ApiError> {
         let matches = self
             .matches
             .read()
             .map_err(|_| ApiError::Internal("match table lock poisoned".into()))?;
-        matches
-            .get(id)
-            .cloned()
-            .ok_or_else(|| ApiError::MatchNotFound(id.to_owned()))
+        Ok(matches.get(id).cloned())
+    }
+
+    /// Match `id`: from memory, or else (a shared store) loaded from the database. A shared
+    /// store's match must still be revalidated ([`Hub::fresh`]) once locked.
+    async fn get(&self, id: &str) -> Result<Arc<Mutex<Match>>, ApiError> {
+        if let Some(m) = self.cached(id)? {
+            return Ok(m);
+        }
+        let Some(pg) = self.store.shared() else {
+            return Err(ApiError::MatchNotFound(id.to_owned()));
+        };
+        let loaded = pg.load(id).await.map_err(unavailable)?;
+        let Some(loaded) = loaded else {
+            return Err(ApiError::MatchNotFound(id.to_owned()));
+        };
+        let version = loaded.version;
+        let mut m = resume(loaded.stored)?;
+        // Whoever plays its bots, it is not this process yet (see `Hub::poll`).
+        m.driving = false;
+        m.version = version;
+        let mut table = self
+            .matches
+            .write()
+            .map_err(|_| ApiError::Internal("match table lock poisoned".into()))?;
+        Ok(Arc::clone(
+            table
+                .entry(id.to_owned())
+                .or_insert_with(|| Arc::new(Mutex::new(m))),
+        ))
+    }
+
+    /// Brings cached match `m` up to date with a shared store (one query, which returns
+    /// the match only if another replica changed it). A no-op for the embedded store, whose
+    /// memory is the truth.
+    async fn fresh(&self, m: &mut Match) -> Result<(), ApiError> {
+        let Some(pg) = self.store.shared() else {
+            return Ok(());
+        };
+        m.used = Instant::now();
+        let known = (!m.stale).then_some(m.version);
+        match pg
+            .load_newer(&m.meta.id, known)
+            .await
+            .map_err(unavailable)?
+        {
+            Newer::Same => Ok(()),
+            Newer::Changed(loaded) => guard(|| adopt(m, loaded)),
+            Newer::Gone => {
+                self.forget(&m.meta.id);
+                Err(ApiError::MatchNotFound(m.meta.id.clone()))
+            }
+        }
+    }
+
+    /// Reloads cached match `m` from a shared store (see [`adopt`]).
+    async fn reload(&self, m: &mut Match) -> Result<(), ApiError> {
+        if !self.store.is_shared() {
+            return Ok(());
+        }
+        m.stale = true;
+        self.fresh(m).await
+    }
+
+    /// Drops match `id` from the cache (its watchers' streams end).
+    fn forget(&self, id: &str) {
+        if let Ok(mut table) = self.matches.write() {
+            table.remove(id);
+        }
     }
 
     /// Refuses changes once the store has failed: the outcome of the failed write is
@@ -712,10 +888,36 @@ impl Hub {
         Ok(())
     }
 
+    /// Queues the write of a change from `m`'s current state to `live` (the new actions,
+    /// or with `snapshot` the whole match).
+    fn submit(
+        &self,
+        m: &Match,
+        live: &Live,
+        moves: &Moves,
+        snapshot: bool,
+    ) -> Result<Ack, ApiError> {
+        let actions: Vec<u32> = moves.actions.clone();
+        let change = StoreChange {
+            id: &m.meta.id,
+            version: m.version,
+            from: m.live.state.move_number() as u64,
+            actions: &actions,
+            snapshot,
+            stored: &|| stored(&m.meta, live),
+            driving: live.status == pb::MatchStatus::Active && bots_to_move(&m.meta, live),
+        };
+        self.store.submit_change(&change).map_err(|e| {
+            tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
+            ApiError::StoreFailed
+        })
+    }
+
     /// Stores `live` durably (the new actions only, or with `snapshot` the whole match),
     /// then makes it the match's state and tells watchers. Called only from detached tasks
     /// ([`detached`]), so the write and the in-memory swap happen together or not at all,
-    /// whatever the client does meanwhile.
+    /// whatever the client does meanwhile. [`ApiError::Conflict`] if another replica changed
+    /// the match first (nothing applied).
     async fn commit(
         &self,
         m: &mut Match,
@@ -723,43 +925,37 @@ impl Hub {
         moves: Moves,
         snapshot: bool,
     ) -> Result<(), ApiError> {
-        let stored = if snapshot {
-            self.store.put(&stored(&m.meta, &live)).await
-        } else {
-            let from = m.live.state.move_number();
-            self.store
-                .append(&m.meta.id, from as u64, &moves.actions)
-                .await
-        };
-        if let Err(e) = stored {
-            tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
-            return Err(ApiError::StoreFailed);
-        }
-        m.live = live;
-        m.touched = Instant::now();
-        for c in moves.changes {
-            let _ = m.changes.send(Arc::new(c));
-        }
-        Ok(())
+        let result = self.submit(m, &live, &moves, snapshot)?.wait().await;
+        apply_after(m, Some((live, moves)), result, self.store.is_shared())
     }
 
-    /// Reserves a slot under the match limit (exact under concurrency).
+    /// Reserves a slot under the match limit (exact under concurrency). A shared store
+    /// counts matches itself, in the statement that creates one: nothing to reserve here.
     fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
+        if self.store.is_shared() {
+            return Ok(Reservation {
+                hub: self,
+                kept: true,
+            });
+        }
         let max = self.limits.max_matches;
         self.reserved
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
             })
-            .map_err(|_| {
-                ApiError::ResourceExhausted(format!(
-                    "the server holds its limit of {max} matches; ended matches leave after \
-                     their retention period"
-                ))
-            })?;
+            .map_err(|_| self.full())?;
         Ok(Reservation {
             hub: self,
             kept: false,
         })
+    }
+
+    fn full(&self) -> ApiError {
+        ApiError::ResourceExhausted(format!(
+            "the server holds its limit of {} matches; ended matches leave after their \
+             retention period",
+            self.limits.max_matches
+        ))
     }
 
     async fn create(
@@ -851,9 +1047,26 @@ impl Hub {
                 false,
             ))
         })?;
-        if let Err(e) = self.store.put(&stored(&meta, &live)).await {
-            tracing::error!(match_id = %meta.id, error = %e, "storing a new match failed");
-            return Err(ApiError::StoreFailed);
+        let created = self.store.submit_create(
+            &stored(&meta, &live),
+            live.state.move_number() as u64,
+            more,
+            self.limits.max_matches,
+        );
+        match match created {
+            Ok(ack) => ack.wait().await,
+            Err(e) => Err(e),
+        } {
+            Ok(()) => {}
+            Err(StoreError::Full) => return Err(self.full()),
+            Err(e) => {
+                tracing::error!(match_id = %meta.id, error = %e, "storing a new match failed");
+                return Err(if self.store.is_shared() {
+                    ApiError::StoreUnavailable
+                } else {
+                    ApiError::StoreFailed
+                });
+            }
         }
         let view = match_view(&meta, &live, Role::Spectator)?;
         let response = pb::CreateMatchResponse {
@@ -880,6 +1093,9 @@ impl Hub {
             changes: broadcast::channel(BROADCAST).0,
             touched: Instant::now(),
             driving: more,
+            version: 0,
+            stale: false,
+            used: Instant::now(),
         };
         self.matches
             .write()
@@ -899,7 +1115,7 @@ impl Hub {
         let hub = Arc::clone(hub);
         tokio::spawn(async move {
             loop {
-                let Ok(m) = hub.get(&id) else { return };
+                let Ok(m) = hub.get(&id).await else { return };
                 let mut m = m.lock_owned().await;
                 if m.live.status != pb::MatchStatus::Active || hub.writable().is_err() {
                     m.driving = false;
@@ -936,9 +1152,21 @@ impl Hub {
                     return;
                 }
                 let snapshot = live.status != pb::MatchStatus::Active;
-                if hub.commit(&mut m, live, moves, snapshot).await.is_err() {
-                    m.driving = false;
-                    return;
+                match hub.commit(&mut m, live, moves, snapshot).await {
+                    Ok(()) => {}
+                    // Another replica moved first (it plays the same moves: they follow
+                    // from the seed and the move number): catch up and go on from there.
+                    Err(ApiError::Conflict) => {
+                        if hub.reload(&mut m).await.is_err() {
+                            m.driving = false;
+                            return;
+                        }
+                        continue;
+                    }
+                    Err(_) => {
+                        m.driving = false;
+                        return;
+                    }
                 }
                 if !more {
                     m.driving = false;
@@ -952,9 +1180,10 @@ impl Hub {
 
     async fn get_view(&self, md: &MetadataMap, id: &str) -> Result<pb::MatchView, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(id)?;
-        let m = m.lock().await;
+        let m = self.get(id).await?;
+        let mut m = m.lock().await;
         let role = role_of(&m.meta, &token)?;
+        self.fresh(&mut m).await?;
         guard(|| match_view(&m.meta, &m.live, role))
     }
 
@@ -964,8 +1193,8 @@ impl Hub {
         req: pb::ActRequest,
     ) -> Result<pb::MatchView, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(&req.match_id)?;
-        let m = m.lock_owned().await;
+        let m = self.get(&req.match_id).await?;
+        let mut m = m.lock_owned().await;
         let seat = match role_of(&m.meta, &token)? {
             Role::Seat(s) => s,
             Role::Owner | Role::Spectator => {
@@ -974,6 +1203,71 @@ impl Hub {
                 ));
             }
         };
+        // A shared store's cached copy is used as it is, and the write checks that it was
+        // current (its version); a request that fails a check against it, or whose write
+        // meets a newer version, is checked again against the reloaded match.
+        m.used = Instant::now();
+        let mut refreshed = !self.store.is_shared() || m.stale;
+        if m.stale {
+            self.reload(&mut m).await?;
+        }
+        for attempt in 0.. {
+            let (live, moves, more) = match self.prepare_act(&m, seat, &req) {
+                Ok(prepared) => prepared,
+                Err(_) if !refreshed => {
+                    refreshed = true;
+                    self.fresh(&mut m).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            // A match that just finished gets a full snapshot with its final status.
+            let snapshot = live.status != pb::MatchStatus::Active;
+            let ack = self.submit(&m, &live, &moves, snapshot)?;
+            // From here the change completes even if this request is dropped.
+            let pending = PendingCommit {
+                m: Some(m),
+                change: Some((live, moves)),
+                ack: Some(ack),
+                shared: self.store.is_shared(),
+            };
+            let (guard_, outcome) = pending.finish().await?;
+            m = guard_;
+            match outcome {
+                Ok(()) => {}
+                Err(ApiError::Conflict) if attempt < 3 => {
+                    refreshed = true;
+                    self.reload(&mut m).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+            tracing::debug!(
+                match_id = %m.meta.id,
+                seat,
+                move_number = m.live.known[m.meta.seats.len()],
+                "seat acted"
+            );
+            let view =
+                guard(|| match_view_with(&m.meta, &m.live, Role::Seat(seat), req.include_view));
+            if more && !m.driving {
+                m.driving = true;
+                Hub::drive(self, m.meta.id.clone());
+            }
+            return view;
+        }
+        Err(ApiError::Conflict)
+    }
+
+    /// Checks `req` of `seat` against `m` and applies it (with the bot and chance moves that
+    /// follow, up to the inline budget) to a copy: the new state, what was applied, and
+    /// whether bots or chance still have moves to make.
+    fn prepare_act(
+        &self,
+        m: &Match,
+        seat: usize,
+        req: &pb::ActRequest,
+    ) -> Result<(Live, Moves, bool), ApiError> {
         if m.live.status != pb::MatchStatus::Active {
             return Err(ApiError::MatchOver(status_name(m.live.status)));
         }
@@ -1005,45 +1299,14 @@ impl Hub {
                 ));
             }
         };
-        let meta = Arc::clone(&m.meta);
         let mut live = m.live.clone();
         let mut moves = Moves::new(m.changes.receiver_count() > 0);
         let inline = self.limits.inline_bot_actions;
         let more = guard(|| {
             apply_counted(&mut live, action, true, &mut moves)?;
-            Ok(advance(&meta, &mut live, &mut moves, inline, None, false))
+            Ok(advance(&m.meta, &mut live, &mut moves, inline, None, false))
         })?;
-        // A match that just finished gets a full snapshot with its final status.
-        let snapshot = live.status != pb::MatchStatus::Active;
-        let submitted = if snapshot {
-            self.store.submit_put(&stored(&m.meta, &live))
-        } else {
-            let from = m.live.state.move_number() as u64;
-            self.store.submit_append(&m.meta.id, from, &moves.actions)
-        };
-        let ack = submitted.map_err(|e| {
-            tracing::error!(match_id = %meta.id, error = %e, "storing a change failed");
-            ApiError::StoreFailed
-        })?;
-        // From here the change completes even if this request is dropped.
-        let pending = PendingCommit {
-            m: Some(m),
-            change: Some((live, moves)),
-            ack: Some(ack),
-        };
-        let mut m = pending.finish().await?;
-        tracing::debug!(
-            match_id = %meta.id,
-            seat,
-            move_number = m.live.known[meta.seats.len()],
-            "seat acted"
-        );
-        let view = guard(|| match_view_with(&m.meta, &m.live, Role::Seat(seat), req.include_view));
-        if more && !m.driving {
-            m.driving = true;
-            Hub::drive(self, meta.id.clone());
-        }
-        view
+        Ok((live, moves, more))
     }
 
     async fn end(
@@ -1053,9 +1316,10 @@ impl Hub {
         resign_seat: Option<Option<u32>>,
     ) -> Result<pb::MatchView, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(id)?;
+        let m = self.get(id).await?;
         let mut m = m.lock().await;
         let role = role_of(&m.meta, &token)?;
+        self.fresh(&mut m).await?;
         let n = m.meta.seats.len();
         let (status, resigned) = match (resign_seat, role) {
             // Abort: owner only.
@@ -1094,11 +1358,18 @@ impl Hub {
                 ));
             }
         };
-        if m.live.status != pb::MatchStatus::Active {
-            return Err(ApiError::MatchOver(status_name(m.live.status)));
+        for attempt in 0.. {
+            if m.live.status != pb::MatchStatus::Active {
+                return Err(ApiError::MatchOver(status_name(m.live.status)));
+            }
+            self.writable()?;
+            match self.finish(&mut m, status, resigned).await {
+                Ok(()) => break,
+                // Another replica changed the match first: check again on the new state.
+                Err(ApiError::Conflict) if attempt < 3 => self.reload(&mut m).await?,
+                Err(e) => return Err(e),
+            }
         }
-        self.writable()?;
-        self.finish(&mut m, status, resigned).await?;
         tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
         guard(|| match_view(&m.meta, &m.live, role))
     }
@@ -1125,6 +1396,9 @@ impl Hub {
 
     /// Aborts matches idle past `abandon_after`; deletes ended matches past `retention`.
     async fn sweep(&self) -> usize {
+        if let Some(pg) = self.store.shared() {
+            return self.sweep_shared(pg).await;
+        }
         let all: Vec<(String, Arc<Mutex<Match>>)> = match self.matches.read() {
             Ok(m) => m.iter().map(|(k, v)| (k.clone(), Arc::clone(v))).collect(),
             Err(_) => return 0,
@@ -1168,16 +1442,142 @@ impl Hub {
         removed
     }
 
+    /// [`Hub::sweep`] for a shared store: two statements that any replica may run (each
+    /// match is aborted or deleted once), then the cache forgets idle matches.
+    async fn sweep_shared(&self, pg: &PgStore) -> usize {
+        let now = now_ms();
+        let abandon = self.limits.abandon_after.as_millis() as u64;
+        let retention = self.limits.retention.as_millis() as u64;
+        let swept = pg
+            .sweep(
+                now,
+                now.saturating_sub(abandon),
+                now.saturating_sub(retention),
+            )
+            .await;
+        let (aborted, deleted) = match swept {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "sweeping the match store failed; trying again later");
+                return 0;
+            }
+        };
+        for id in &aborted {
+            tracing::info!(match_id = %id, "aborted an abandoned match");
+        }
+        for id in &deleted {
+            self.forget(id);
+            tracing::info!(match_id = %id, "removed an ended match after its retention period");
+        }
+        self.forget_idle();
+        deleted.len()
+    }
+
+    /// Drops cached matches that nobody watches, no task of ours plays, and no request used
+    /// for [`CACHE_IDLE`] (a shared store reloads them when they are asked for again).
+    fn forget_idle(&self) {
+        let Ok(mut table) = self.matches.write() else {
+            return;
+        };
+        table.retain(|_, m| match m.try_lock() {
+            Ok(m) => m.driving || m.changes.receiver_count() > 0 || m.used.elapsed() < CACHE_IDLE,
+            Err(_) => true,
+        });
+    }
+
+    /// A change notice from a shared store: a watched match is reloaded at once, so that its
+    /// watchers here see moves made through other replicas.
+    fn on_notice(self: &Arc<Self>, notice: Notice) {
+        match notice {
+            Notice::Changed { id, version } => {
+                let Ok(Some(m)) = self.cached(&id) else {
+                    return;
+                };
+                // Most notices are of matches nobody here watches, or of our own writes.
+                if let Ok(g) = m.try_lock()
+                    && (g.version >= version || g.changes.receiver_count() == 0)
+                {
+                    return;
+                }
+                let hub = Arc::clone(self);
+                tokio::spawn(async move {
+                    let mut m = m.lock().await;
+                    if m.version < version && m.changes.receiver_count() > 0 {
+                        let _ = hub.reload(&mut m).await;
+                    }
+                });
+            }
+            Notice::Deleted { id } => self.forget(&id),
+            Notice::Resync => {
+                let hub = Arc::clone(self);
+                tokio::spawn(async move { hub.poll().await });
+            }
+        }
+    }
+
+    /// The shared store's safety net, every [`POLL`]: watched matches are revalidated in one
+    /// query (so a lost notice delays a Watch by one period at most), and matches whose bots
+    /// no replica has played for [`STALLED`] (their replica died) are played on here.
+    async fn poll(self: &Arc<Self>) {
+        let Some(pg) = self.store.shared() else {
+            return;
+        };
+        let watched: Vec<(String, Arc<Mutex<Match>>, u64)> = match self.matches.read() {
+            Ok(table) => table
+                .iter()
+                .filter_map(|(id, m)| {
+                    let g = m.try_lock().ok()?;
+                    (g.changes.receiver_count() > 0).then(|| (id.clone(), Arc::clone(m), g.version))
+                })
+                .collect(),
+            Err(_) => return,
+        };
+        if !watched.is_empty() {
+            let ids: Vec<String> = watched.iter().map(|(id, _, _)| id.clone()).collect();
+            if let Ok(versions) = pg.versions(&ids).await {
+                let versions: HashMap<String, u64> = versions.into_iter().collect();
+                for (id, m, version) in watched {
+                    match versions.get(&id) {
+                        Some(&v) if v == version => {}
+                        Some(_) => {
+                            let mut m = m.lock().await;
+                            let _ = self.fresh(&mut m).await;
+                        }
+                        None => self.forget(&id),
+                    }
+                }
+            }
+        }
+        let stalled = pg
+            .stalled(now_ms().saturating_sub(STALLED.as_millis() as u64))
+            .await
+            .unwrap_or_default();
+        for id in stalled {
+            let Ok(m) = self.get(&id).await else { continue };
+            let mut m = m.lock().await;
+            if m.driving || self.fresh(&mut m).await.is_err() {
+                continue;
+            }
+            if m.live.status == pb::MatchStatus::Active && bots_to_move(&m.meta, &m.live) {
+                tracing::info!(match_id = %id, "playing on the bots of a match no replica is playing");
+                m.driving = true;
+                drop(m);
+                Hub::drive(self, id);
+            }
+        }
+    }
+
     async fn record(
         &self,
         md: &MetadataMap,
         req: &pb::GetRecordRequest,
     ) -> Result<pb::GetRecordResponse, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(&req.match_id)?;
+        let m = self.get(&req.match_id).await?;
         let (meta, live) = {
-            let m = m.lock().await;
+            let mut m = m.lock().await;
             role_of(&m.meta, &token)?;
+            self.fresh(&mut m).await?;
             (Arc::clone(&m.meta), m.live.clone())
         };
         if live.status == pb::MatchStatus::Active {
@@ -1254,10 +1654,11 @@ impl Hub {
         id: &str,
     ) -> Result<mpsc::Receiver<Result<pb::WatchResponse, Status>>, ApiError> {
         let token = bearer(md)?;
-        let m = self.get(id)?;
+        let m = self.get(id).await?;
         let (meta, snapshot, rx, over) = {
-            let m = m.lock().await;
+            let mut m = m.lock().await;
             let role = role_of(&m.meta, &token)?;
+            self.fresh(&mut m).await?;
             if m.changes.receiver_count() >= self.limits.max_watchers_per_match {
                 return Err(ApiError::ResourceExhausted(format!(
                     "this match already has {} watchers, the limit",
@@ -1276,6 +1677,21 @@ impl Hub {
         let shutdown = self.shutdown.clone();
         tokio::spawn(forward(meta, snapshot, rx, over, tx, shutdown));
         Ok(out)
+    }
+}
+
+/// A shared store's read failed.
+fn unavailable(e: StoreError) -> ApiError {
+    tracing::error!(error = %e, "reading the match store failed");
+    ApiError::StoreUnavailable
+}
+
+/// Whether bots or chance are to move in `live`.
+fn bots_to_move(meta: &Meta, live: &Live) -> bool {
+    match live.state.current_player() {
+        Player::Chance => true,
+        Player::Seat(seat) => meta.bots.get(seat).is_some_and(Option::is_some),
+        Player::Terminal => false,
     }
 }
 

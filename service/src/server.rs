@@ -42,6 +42,8 @@ pub enum StoreConfig {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub store: StoreConfig,
+    /// Connections to a PostgreSQL store ([`StoreConfig::Postgres`]).
+    pub store_pool_size: usize,
     /// Salvage a corrupt store instead of refusing to start (see [`OpenOptions::salvage`]).
     pub salvage: bool,
     /// Largest request or response message, in bytes.
@@ -68,6 +70,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             store: StoreConfig::Memory,
+            store_pool_size: 16,
             salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
             max_concurrent_streams: 1024,
@@ -322,28 +325,34 @@ pub async fn serve_with_ready(
     let options = OpenOptions {
         salvage: config.salvage,
     };
-    let (store, stored) = match config.store.clone() {
-        StoreConfig::Memory => (Store::memory(), Vec::new()),
+    let (store, stored, notices) = match config.store.clone() {
+        StoreConfig::Memory => (Store::memory(), Vec::new(), None),
         StoreConfig::Dir(dir) => {
-            tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??
+            let (store, stored) =
+                tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??;
+            (store, stored, None)
         }
-        StoreConfig::Postgres(_) => {
-            return Err(ServeError::Store(crate::store::StoreError::Failed {
-                what: "the PostgreSQL store is not built yet".into(),
-            }));
+        StoreConfig::Postgres(url) => {
+            let (store, notices) = Store::postgres(&url, config.store_pool_size).await?;
+            (store, Vec::new(), Some(notices))
         }
     };
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;
-    let matches =
-        match MatchesService::new(store.clone(), stored, matches_limits, stopping_rx.clone()) {
-            Ok(m) => m,
-            Err(e) => {
-                store.close().await;
-                return Err(ServeError::Resume(e));
-            }
-        };
+    let matches = match MatchesService::new(
+        store.clone(),
+        stored,
+        notices,
+        matches_limits,
+        stopping_rx.clone(),
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            store.close().await;
+            return Err(ServeError::Resume(e));
+        }
+    };
     let mut engine_limits = config.engine.clone();
     engine_limits.max_response_bytes = config.max_message_bytes;
     let engine = EngineService::new(engine_limits);

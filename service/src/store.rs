@@ -1,17 +1,28 @@
-//! Where matches are kept across restarts: a data directory, or nothing (in-memory mode, for
-//! tests).
+//! Where matches are kept across restarts: a data directory (this module, one server), a
+//! PostgreSQL database shared by any number of replicas ([`crate::pg`]), or nothing
+//! (in-memory mode, for tests).
 //!
 //! # The contract every store keeps
 //!
-//! The match service sees one interface ([`Store`]): `put` (a whole match: header and state
-//! snapshot), `append` (the actions one accepted request applied, from a given move number),
-//! `delete` (retention), and the list of stored matches on open. Whatever the backend (this
-//! embedded one, or a database server shared by several replicas), it promises:
+//! The match service sees one interface ([`Store`]): `submit_create` (a new match),
+//! `submit_change` (one accepted request: the actions it applied from a given move number,
+//! the version of the match it was made on, and the whole match for backends that want it),
+//! `delete` (retention), and, on open, the stored matches (the embedded store) or loading a
+//! match by id (a shared store). Whichever the backend, it promises:
 //!
-//! * a write returns `Ok` only once it is durable; the caller acknowledges nothing before;
-//! * after a failed write the store takes no more writes (the outcome of that write is
-//!   unknown, so nothing later may be acknowledged on top of it) and the server stops
-//!   serving changes;
+//! * a write's [`Ack`] says `Ok` only once the write is durable; the caller acknowledges
+//!   nothing before, and applies the change in memory only then;
+//! * a write is queued at once and runs to its end whether or not its request is still
+//!   waiting, so a cancelled request cannot leave a write half done or split memory from the
+//!   store;
+//! * a write whose outcome is unknown (a failed `fsync`, a connection lost mid-commit) is
+//!   never built upon: the embedded store takes no more writes until the server restarts
+//!   and checks it; a shared store's caller reloads that match from the database before the
+//!   next change;
+//! * a shared store applies a change only if the match is still at the version it was made
+//!   on ([`StoreError::Conflict`] otherwise, nothing written), and counts matches for the
+//!   limit in the same statement that creates or deletes one ([`StoreError::Full`]);
+//! * tokens are stored as hashes only ([`crate::auth::hash_token`]);
 //! * on open, every match is exactly as its last successful write left it; anything that
 //!   cannot be proven whole is reported ([`StoreError::Corrupt`]) and the server does not
 //!   start, unless the operator asked to salvage ([`OpenOptions::salvage`]), which keeps what
@@ -66,6 +77,8 @@ use std::sync::{Arc, mpsc};
 
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use tokio::sync::{mpsc as async_mpsc, oneshot};
+
+use crate::pg::{Notice, PgStore};
 
 /// Match id → encoded [`StoredMatch`].
 const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("matches");
@@ -163,6 +176,13 @@ pub enum StoreError {
     Failed { what: String },
     #[error("{path}: {what}")]
     Corrupt { path: PathBuf, what: String },
+    /// A shared store: the match changed through another replica since it was read; nothing
+    /// was written.
+    #[error("the match changed through another replica; nothing was written")]
+    Conflict,
+    /// A shared store: the match limit is reached; nothing was written.
+    #[error("the store holds its limit of matches")]
+    Full,
     #[error("move log {path}: {source}")]
     Log {
         path: PathBuf,
@@ -191,12 +211,36 @@ enum Write {
     Delete { key: String },
 }
 
-/// The outcome of a commit, as each write of its batch is told.
+/// The outcome of a commit, as the writer thread reports it for a batch.
 type CommitResult = Result<(), String>;
+
+/// Why a write was not committed, as its [`Ack`] tells.
+#[derive(Clone, Debug)]
+pub enum CommitError {
+    /// A shared store: the match is no longer at the version the change was made on (another
+    /// replica changed or deleted it). Nothing was written.
+    Conflict,
+    /// A shared store: the match limit is reached. Nothing was written.
+    Full,
+    /// The write failed; whether it reached the disk is unknown.
+    Failed(String),
+}
+
+impl From<CommitError> for StoreError {
+    fn from(e: CommitError) -> StoreError {
+        match e {
+            CommitError::Conflict => StoreError::Conflict,
+            CommitError::Full => StoreError::Full,
+            CommitError::Failed(what) => StoreError::Failed { what },
+        }
+    }
+}
+
+type Acked = Result<(), CommitError>;
 
 struct WriteOp {
     write: Write,
-    ack: oneshot::Sender<CommitResult>,
+    ack: oneshot::Sender<Acked>,
 }
 
 /// To the committer task.
@@ -221,7 +265,44 @@ enum Job {
 /// A match store. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Store {
-    inner: Option<Arc<RedbStore>>,
+    inner: Backend,
+}
+
+#[derive(Clone, Debug)]
+enum Backend {
+    Memory,
+    Redb(Arc<RedbStore>),
+    Postgres(Arc<PgStore>),
+}
+
+/// One change to a match, for [`Store::submit_change`]: what each backend needs of it.
+pub struct Change<'a> {
+    pub id: &'a str,
+    /// The match's version before the change (a shared store applies the change only if it
+    /// still holds this version).
+    pub version: u64,
+    /// History index of the first new action (the match's move number before them).
+    pub from: u64,
+    /// The actions applied (none for a resignation or an abort).
+    pub actions: &'a [u32],
+    /// The match ended (or its header changed): the embedded store rewrites its snapshot.
+    pub snapshot: bool,
+    /// The whole match after the change (called only by backends that need it).
+    pub stored: &'a dyn Fn() -> StoredMatch,
+    /// Bots or chance are to move after the change.
+    pub driving: bool,
+}
+
+impl std::fmt::Debug for Change<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Change")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("from", &self.from)
+            .field("actions", &self.actions.len())
+            .field("snapshot", &self.snapshot)
+            .finish_non_exhaustive()
+    }
 }
 
 struct RedbStore {
@@ -240,7 +321,44 @@ impl Store {
     /// Keeps nothing: matches are lost when the process ends.
     #[must_use]
     pub fn memory() -> Store {
-        Store { inner: None }
+        Store {
+            inner: Backend::Memory,
+        }
+    }
+
+    /// Connects to the PostgreSQL database at `url` (see [`crate::pg`]), migrating its
+    /// schema; returns the store and its change notices.
+    ///
+    /// # Errors
+    /// An unreachable database, a bad URL or a failed migration.
+    pub async fn postgres(
+        url: &str,
+        pool_size: usize,
+    ) -> Result<(Store, async_mpsc::UnboundedReceiver<Notice>), StoreError> {
+        let (pg, notices) = PgStore::open(url, pool_size).await?;
+        Ok((
+            Store {
+                inner: Backend::Postgres(Arc::new(pg)),
+            },
+            notices,
+        ))
+    }
+
+    /// True if other processes change the same matches (a shared database): every cached
+    /// match must be revalidated before it is served, and a change may meet a
+    /// [`StoreError::Conflict`].
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        matches!(self.inner, Backend::Postgres(_))
+    }
+
+    /// The shared database, if this store is one.
+    #[must_use]
+    pub fn shared(&self) -> Option<&PgStore> {
+        match &self.inner {
+            Backend::Postgres(pg) => Some(pg),
+            _ => None,
+        }
     }
 
     /// Opens (or creates) the data directory `dir` and reads every stored match, checking
@@ -266,7 +384,7 @@ impl Store {
         let (tx, rx) = async_mpsc::unbounded_channel();
         tokio::runtime::Handle::current().spawn(committer(rx, jobs));
         let store = Store {
-            inner: Some(Arc::new(RedbStore { writes: tx, failed })),
+            inner: Backend::Redb(Arc::new(RedbStore { writes: tx, failed })),
         };
         Ok((store, stored))
     }
@@ -274,8 +392,13 @@ impl Store {
     /// Closes the database file after the writes already queued; later writes fail. Call it
     /// once the server has stopped, so that the same data directory can be opened again.
     pub async fn close(&self) {
-        let Some(inner) = &self.inner else {
-            return;
+        let inner = match &self.inner {
+            Backend::Memory => return,
+            Backend::Postgres(pg) => {
+                pg.close();
+                return;
+            }
+            Backend::Redb(inner) => inner,
         };
         let (ack, done) = oneshot::channel();
         if inner.writes.send(Msg::Close(ack)).is_ok() {
@@ -286,44 +409,73 @@ impl Store {
     /// True if writes reach a database.
     #[must_use]
     pub fn is_persistent(&self) -> bool {
-        self.inner.is_some()
+        !matches!(self.inner, Backend::Memory)
     }
 
     /// True once a write failed: the store takes no more writes.
     #[must_use]
     pub fn has_failed(&self) -> bool {
-        self.inner
-            .as_ref()
-            .is_some_and(|i| i.failed.load(Ordering::Acquire))
+        match &self.inner {
+            Backend::Redb(i) => i.failed.load(Ordering::Acquire),
+            // A failed statement leaves the database consistent: only the match it was for
+            // must be reloaded.
+            Backend::Memory | Backend::Postgres(_) => false,
+        }
     }
 
-    /// Stores the header and state snapshot of `m` durably; returns once it is committed.
+    /// Queues the creation of match `m` (`move_number` actions in its history; `driving`:
+    /// bots or chance are to move) at once; its outcome comes from the returned [`Ack`]. A
+    /// shared store refuses it ([`StoreError::Full`]) if it holds `max_matches` already.
     ///
     /// # Errors
-    /// If the commit failed; the caller must not acknowledge the change.
-    pub async fn put(&self, m: &StoredMatch) -> Result<(), StoreError> {
-        let write = Write::Header {
-            key: m.id.clone(),
-            value: prost::Message::encode_to_vec(m),
+    /// If the store's writer is gone.
+    pub fn submit_create(
+        &self,
+        m: &StoredMatch,
+        move_number: u64,
+        driving: bool,
+        max_matches: usize,
+    ) -> Result<Ack, StoreError> {
+        let Backend::Postgres(pg) = &self.inner else {
+            return self.submit_put(m);
         };
-        self.write(write).await
+        let pg = Arc::clone(pg);
+        let m = m.clone();
+        Ok(spawn_ack(async move {
+            let row = row_of(&m, move_number, driving);
+            pg.insert(&m, &row, max_matches).await
+        }))
     }
 
-    /// Appends `actions`, applied to match `id` from history index `from`, durably.
+    /// Queues `change` at once (the embedded store appends its actions, or rewrites the
+    /// snapshot; a shared store writes the new state if the match is still at
+    /// `change.version`); its outcome comes from the returned [`Ack`].
     ///
     /// # Errors
-    /// If the commit failed; the caller must not acknowledge the change.
-    pub async fn append(&self, id: &str, from: u64, actions: &[u32]) -> Result<(), StoreError> {
-        let entry = LogEntry {
-            id: id.to_owned(),
-            from,
-            actions: actions.to_vec(),
-            ..LogEntry::default()
-        };
-        let write = Write::Log {
-            value: prost::Message::encode_to_vec(&entry),
-        };
-        self.write(write).await
+    /// If the store's writer is gone.
+    pub fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
+        match &self.inner {
+            Backend::Postgres(pg) => {
+                let pg = Arc::clone(pg);
+                let m = (change.stored)();
+                let (id, version, driving) = (change.id.to_owned(), change.version, change.driving);
+                let move_number = change.from + change.actions.len() as u64;
+                Ok(spawn_ack(async move {
+                    let row = row_of(&m, move_number, driving);
+                    pg.update(&id, version, &row).await
+                }))
+            }
+            _ if change.snapshot => self.submit_put(&(change.stored)()),
+            _ => self.submit_append(change.id, change.from, change.actions),
+        }
+    }
+
+    /// As [`Store::submit_change`], waiting for the outcome.
+    ///
+    /// # Errors
+    /// As [`Ack::wait`].
+    pub async fn change(&self, change: &Change<'_>) -> Result<(), StoreError> {
+        self.submit_change(change)?.wait().await
     }
 
     /// Deletes match `id` durably.
@@ -334,23 +486,25 @@ impl Store {
         self.write(Write::Delete { key: id.to_owned() }).await
     }
 
-    /// Queues the write of `m` (as [`Store::put`]) at once; its outcome comes from the
-    /// returned [`Ack`]. Queued writes are committed whether or not anyone waits for them.
+    /// Queues the write of the header and state snapshot of `m` at once; its outcome comes
+    /// from the returned [`Ack`]. Queued writes are committed whether or not anyone waits
+    /// for them.
     ///
     /// # Errors
     /// If the store's writer is gone.
-    pub fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
+    fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
         self.submit(Write::Header {
             key: m.id.clone(),
             value: prost::Message::encode_to_vec(m),
         })
     }
 
-    /// Queues the append of `actions` (as [`Store::append`]) at once.
+    /// Queues the append of `actions`, applied to match `id` from history index `from`, at
+    /// once.
     ///
     /// # Errors
     /// If the store's writer is gone.
-    pub fn submit_append(&self, id: &str, from: u64, actions: &[u32]) -> Result<Ack, StoreError> {
+    fn submit_append(&self, id: &str, from: u64, actions: &[u32]) -> Result<Ack, StoreError> {
         let entry = LogEntry {
             id: id.to_owned(),
             from,
@@ -363,8 +517,14 @@ impl Store {
     }
 
     fn submit(&self, write: Write) -> Result<Ack, StoreError> {
-        let Some(inner) = &self.inner else {
-            return Ok(Ack(None));
+        let inner = match &self.inner {
+            Backend::Redb(inner) => inner,
+            Backend::Memory => return Ok(Ack(None)),
+            Backend::Postgres(_) => {
+                return Err(StoreError::Failed {
+                    what: "a write of the embedded store's kind reached the shared store".into(),
+                });
+            }
         };
         let (ack, done) = oneshot::channel();
         inner
@@ -379,9 +539,39 @@ impl Store {
     }
 }
 
+/// The columns a shared store keeps of `m`.
+fn row_of(m: &StoredMatch, move_number: u64, driving: bool) -> crate::pg::Row<'_> {
+    crate::pg::Row {
+        state: &m.state,
+        move_number,
+        status: m.status,
+        resigned_seat: m.resigned_seat,
+        ended_at_ms: m.ended_at_ms,
+        touched_ms: now_ms(),
+        driving,
+    }
+}
+
+/// The wall clock in Unix milliseconds.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Runs `write` in a task of its own (so it completes even if the request that made it is
+/// dropped) and returns the [`Ack`] of its outcome.
+fn spawn_ack(write: impl Future<Output = Acked> + Send + 'static) -> Ack {
+    let (ack, done) = oneshot::channel();
+    tokio::spawn(async move {
+        let _ = ack.send(write.await);
+    });
+    Ack(Some(done))
+}
+
 /// The outcome of a queued write, to wait for.
 #[derive(Debug)]
-pub struct Ack(Option<oneshot::Receiver<CommitResult>>);
+pub struct Ack(Option<oneshot::Receiver<Acked>>);
 
 impl Ack {
     /// Waits until the write is durable (or failed), without giving the acknowledgement up:
@@ -395,7 +585,7 @@ impl Ack {
         };
         let result = match done.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(what)) => Err(StoreError::Failed { what }),
+            Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(StoreError::WriterGone),
         };
         self.0 = None;
@@ -412,7 +602,7 @@ impl Ack {
         };
         match done.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(what)) => Err(StoreError::Failed { what }),
+            Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(StoreError::WriterGone),
         }
     }
@@ -456,7 +646,7 @@ async fn committer(mut rx: async_mpsc::UnboundedReceiver<Msg>, jobs: mpsc::Sende
         };
         for ack in acks {
             // The writers run in tasks that outlive their clients, so each is still waiting.
-            let _ = ack.send(result.clone());
+            let _ = ack.send(result.clone().map_err(CommitError::Failed));
         }
     }
     rx.close();
@@ -473,7 +663,7 @@ async fn committer(mut rx: async_mpsc::UnboundedReceiver<Msg>, jobs: mpsc::Sende
 #[derive(Default)]
 struct Batch {
     writes: Vec<Write>,
-    acks: Vec<oneshot::Sender<CommitResult>>,
+    acks: Vec<oneshot::Sender<Acked>>,
     /// Set once `Close` was taken: nothing after it belongs to this store.
     closing: Option<oneshot::Sender<()>>,
 }
