@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cardhouse::bots::BotKind;
+use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Action, AnyState, OptionValue, Player, Rng, SeededRng, Viewer};
 use cardhouse_server::convert::{json_to_struct, player_legal_actions, struct_to_json};
 use cardhouse_server::engine_service::mix;
@@ -38,6 +38,9 @@ type Client = MatchesClient<Channel>;
 
 /// Salt of bot choices, as in `service/src/matches.rs` (fixed: stored matches depend on it).
 const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
+
+/// IS-MCTS iterations per move of every match created here (few: the tests run in debug).
+const ISMCTS_ITERATIONS: u32 = 8;
 
 /// Bound of every wait for another replica (a Watch event, a background bot).
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -120,6 +123,10 @@ impl Sim {
                     pb::SeatKind::Human => None,
                     pb::SeatKind::RandomBot => Some(BotKind::Random),
                     pb::SeatKind::HeuristicBot => Some(BotKind::Heuristic),
+                    pb::SeatKind::IsmctsBot => Some(BotKind::Ismcts(IsmctsConfig {
+                        iterations: ISMCTS_ITERATIONS,
+                        ..IsmctsConfig::default()
+                    })),
                     other => panic!("no engine version of {other:?} here"),
                 })
                 .collect(),
@@ -274,7 +281,7 @@ async fn try_create(
             options: common::opts(options),
             seed: Some(seed),
             seats: seats.iter().map(|&k| k as i32).collect(),
-            ismcts_iterations: None,
+            ismcts_iterations: Some(ISMCTS_ITERATIONS),
         })
         .await?
         .into_inner();
@@ -484,6 +491,31 @@ async fn whole_matches_of_every_game_through_alternating_replicas_equal_the_engi
                 "{game}: spectator"
             );
         }
+        // Ended is ended through either replica: no resignation or abort afterwards.
+        for c in clients.iter_mut() {
+            let err = c
+                .resign(authed(
+                    &m.owner,
+                    pb::ResignRequest {
+                        match_id: m.id.clone(),
+                        seat: Some(0),
+                    },
+                ))
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), Code::FailedPrecondition, "{game}: {err:?}");
+            let err = c
+                .abort_match(authed(
+                    &m.owner,
+                    pb::AbortMatchRequest {
+                        match_id: m.id.clone(),
+                    },
+                ))
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), Code::FailedPrecondition, "{game}: {err:?}");
+        }
+        assert_eq!(try_record(&mut clients[1], &m).await.unwrap(), ra);
     }
     eprintln!("whole matches: {total} human moves through alternating replicas");
 }
@@ -557,6 +589,65 @@ async fn concurrent_acts_for_one_turn_through_two_replicas_one_wins_one_is_abort
     assert_eq!(rec.status, pb::MatchStatus::Aborted as i32);
     let actions: Vec<Action> = rec.steps.iter().map(|s| s.action()).collect();
     assert_eq!(actions, sim.history);
+
+    // An Act racing a resignation through the other replica (10 fresh matches, the replicas
+    // swapping roles): the resignation always succeeds; the Act either came first (its move is in the record) or fails
+    // having applied nothing.
+    let (mut acts_first, mut resigns_first) = (0, 0);
+    for round in 0..10u64 {
+        let m = create(&mut a, "jass", &options, 200 + round, &[HUMAN; 4]).await;
+        let mut sim = Sim::new("jass", &options, 200 + round, &[HUMAN; 4]);
+        let seat = sim.to_move().unwrap();
+        let (resigner, actor) = if round % 2 == 0 {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        let v = view(actor, &m, &m.seats[&seat]).await;
+        let x = v.legal_actions[0].id();
+        let (resigned, acted) = tokio::join!(
+            resigner.resign(authed(
+                &m.owner,
+                pb::ResignRequest {
+                    match_id: m.id.clone(),
+                    seat: Some(((seat + 1) % 4) as u32),
+                },
+            )),
+            act(actor, &m, seat, x, v.move_number)
+        );
+        let resigned = resigned
+            .unwrap_or_else(|s| panic!("round {round}: the resignation failed: {s:?}"))
+            .into_inner()
+            .view
+            .unwrap();
+        assert_eq!(resigned.status, pb::MatchStatus::Resigned as i32);
+        match acted {
+            Ok(_) => {
+                acts_first += 1;
+                sim.act(x);
+            }
+            Err(s) => {
+                assert!(
+                    matches!(s.code(), Code::FailedPrecondition | Code::Aborted),
+                    "round {round}: {s:?}"
+                );
+                resigns_first += 1;
+            }
+        }
+        for c in [&mut a, &mut b] {
+            let rec = try_record(c, &m).await.unwrap();
+            assert_eq!(
+                rec.status,
+                pb::MatchStatus::Resigned as i32,
+                "round {round}"
+            );
+            let actions: Vec<Action> = rec.steps.iter().map(|s| s.action()).collect();
+            assert_eq!(actions, sim.history, "round {round}");
+        }
+    }
+    eprintln!(
+        "act against resignation: the act first {acts_first}, the resignation first {resigns_first}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1104,9 +1195,17 @@ async fn bots_whose_replica_died_are_played_on_by_another() {
     let mut servers = replicas(&db, 2, &[]);
     let survivor = servers.pop().unwrap();
     let victim = servers.pop().unwrap();
-    let seats = [pb::SeatKind::RandomBot; 4];
-    let options = [("target_score", "5000")];
+    // IS-MCTS seats play only in the background; all are seeded from the match.
+    let seats = [
+        pb::SeatKind::IsmctsBot,
+        pb::SeatKind::RandomBot,
+        pb::SeatKind::HeuristicBot,
+        pb::SeatKind::RandomBot,
+    ];
+    let options = [("target_score", "1000")];
+    let t = Instant::now();
     let sim = Sim::new("jass", &options, 77, &seats);
+    eprintln!("the engine played the bots' match in {:?}", t.elapsed());
     assert!(sim.state.is_terminal());
     let m = create(&mut client(&victim).await, "jass", &options, 77, &seats).await;
     victim.kill9();
