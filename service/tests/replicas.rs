@@ -21,7 +21,8 @@
 //! continue exactly after every replica restarted, and the bots of a killed replica are
 //! played on by another; (f) limits and error codes as on one node, no token in clear in
 //! the database; (g) abandonment and retention across replicas; (h) PostgreSQL dropping
-//! every connection. One test is ignored: it reproduces a known bug (see its comment).
+//! every connection; (i) a paused replica that resumes cannot apply out-of-date work. One
+//! test is ignored: it reproduces a known bug (see its comment).
 //!
 //! Every load loop is bounded in count and in time.
 
@@ -1772,6 +1773,93 @@ async fn replicas_carry_on_after_postgresql_dropped_their_connections() {
     for c in clients.iter_mut() {
         assert_seat_view(&view(c, &m, &m.seats[&0]).await, &sim, 0, "at the end");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// i. A replica paused past the stalled-bots delay, then resumed (split brain)
+// ---------------------------------------------------------------------------------------------
+
+fn signal(s: &Server, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &s.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success(), "kill {sig}");
+}
+
+/// A replica is paused (SIGSTOP) with an Act sent to it and bots it was playing; the other
+/// replica plays the same turn and, after the stalled-bots delay, the bots. When the paused
+/// replica resumes, its out-of-date work is refused by the store (its Act is ABORTED, its
+/// bot moves are dropped), and every match is exactly the engine's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_replica_that_resumes_cannot_apply_out_of_date_work() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let servers = replicas(&db, 2, &[]);
+    let (paused, other) = (&servers[0], &servers[1]);
+    let (mut p, mut o) = (client(paused).await, client(other).await);
+    let options = [("target_score", "1000")];
+    let humans = create(&mut p, "jass", &options, 61, &[HUMAN; 4]).await;
+    let mut humans_sim = Sim::new("jass", &options, 61, &[HUMAN; 4]);
+    let bot_seats = [
+        pb::SeatKind::IsmctsBot,
+        pb::SeatKind::RandomBot,
+        pb::SeatKind::HeuristicBot,
+        pb::SeatKind::RandomBot,
+    ];
+    let bots_sim = Sim::new("jass", &options, 62, &bot_seats);
+    let seat = humans_sim.to_move().unwrap();
+    let v = view(&mut p, &humans, &humans.seats[&seat]).await;
+    let (x, y) = (
+        v.legal_actions[0].id(),
+        v.legal_actions[v.legal_actions.len() - 1].id(),
+    );
+    let bots = create(&mut p, "jass", &options, 62, &bot_seats).await;
+    signal(paused, "-STOP");
+    let paused_at = Instant::now();
+    // An Act sent to the paused replica waits in its socket.
+    let late = {
+        let humans = humans.clone();
+        let mut p = p.clone();
+        let expected = v.move_number;
+        tokio::spawn(async move { act(&mut p, &humans, seat, x, expected).await })
+    };
+    // The other replica plays the same turn (another action, if there is one).
+    let after = act(&mut o, &humans, seat, y, v.move_number).await.unwrap();
+    humans_sim.act(y);
+    assert_eq!(after.move_number, humans_sim.known[seat]);
+    // And, once the paused replica's bots are stalled, plays them to the end.
+    let rec = record_when_over(&mut o, &bots).await;
+    assert_record(
+        &rec,
+        &bots_sim,
+        "bots played on while their replica was paused",
+    );
+    eprintln!("bots finished {:?} after the pause", paused_at.elapsed());
+    signal(paused, "-CONT");
+    let late = late.await.unwrap();
+    let err = late.expect_err("an out-of-date Act was acknowledged");
+    assert_eq!(err.code(), Code::Aborted, "{err:?}");
+    // Both replicas agree with the engine on both matches.
+    for c in [&mut p, &mut o] {
+        for (s, token) in &humans.seats {
+            assert_seat_view(&view(c, &humans, token).await, &humans_sim, *s, "after");
+        }
+        let r = record_when_over(c, &bots).await;
+        assert_record(&r, &bots_sim, "after the resumption");
+    }
+    // The resumed replica plays on correctly.
+    let mut clients = [p, o];
+    play(
+        &mut clients,
+        &humans,
+        &mut humans_sim,
+        &mut SeededRng::new(9),
+        6,
+        Instant::now() + Duration::from_secs(30),
+    )
+    .await;
 }
 
 /// The URL of a test database keeps the server's address and options.
