@@ -21,8 +21,9 @@
 //! continue exactly after every replica restarted, and the bots of a killed replica are
 //! played on by another; (f) limits and error codes as on one node, no token in clear in
 //! the database; (g) abandonment and retention across replicas; (h) PostgreSQL dropping
-//! every connection; (i) a paused replica that resumes cannot apply out-of-date work. One
-//! test is ignored: it reproduces a known bug (see its comment).
+//! every connection, between moves and under load; (i) a paused replica that resumes
+//! cannot apply out-of-date work. One test is ignored: it reproduces a known bug (see its
+//! comment).
 //!
 //! Every load loop is bounded in count and in time.
 
@@ -1773,6 +1774,143 @@ async fn replicas_carry_on_after_postgresql_dropped_their_connections() {
     for c in clients.iter_mut() {
         assert_seat_view(&view(c, &m, &m.seats[&0]).await, &sim, 0, "at the end");
     }
+}
+
+/// PostgreSQL terminates every connection of the replicas several times while clients play
+/// through both: requests may fail with UNAVAILABLE (a change then has an unknown outcome,
+/// and a retry of one that landed is ABORTED), but no acknowledged move is lost, the
+/// replicas agree, and both take changes afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_acknowledged_move_is_lost_when_postgresql_drops_connections_under_load() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let servers = replicas(&db, 2, &[]);
+    let seats = [
+        HUMAN,
+        pb::SeatKind::RandomBot,
+        pb::SeatKind::RandomBot,
+        pb::SeatKind::RandomBot,
+    ];
+    let mut games = Vec::new();
+    for i in 0..6u64 {
+        let mut c = client(&servers[(i % 2) as usize]).await;
+        games.push(create(&mut c, "jass", &[("wys", "auto")], 700 + i, &seats).await);
+    }
+    let acked = Arc::new(Mutex::new(vec![Acked::default(); games.len()]));
+    let stop_at = Instant::now() + Duration::from_secs(3);
+    let mut tasks = Vec::new();
+    for (i, g) in games.iter().cloned().enumerate() {
+        let acked = Arc::clone(&acked);
+        let mut clients = [client(&servers[0]).await, client(&servers[1]).await];
+        tasks.push(tokio::spawn(async move {
+            let token = g.seats[&0].clone();
+            let (mut acks, mut unavailable) = (0u64, 0u64);
+            // Bounded: 10,000 steps or the time limit.
+            for step in 0..10_000usize {
+                if Instant::now() >= stop_at {
+                    break;
+                }
+                let c = &mut clients[step % 2];
+                let v = match try_view(c, &g, &token).await {
+                    Ok(v) => v,
+                    Err(e) if e.code() == Code::Unavailable => {
+                        unavailable += 1;
+                        continue;
+                    }
+                    Err(e) => panic!("match {i}: GetView: {e:?}"),
+                };
+                if v.status != pb::MatchStatus::Active as i32 {
+                    break;
+                }
+                let pick = v.legal_actions[step % v.legal_actions.len()].id();
+                match act(c, &g, 0, pick, v.move_number).await {
+                    Ok(after) => {
+                        let mut a = acked.lock().unwrap();
+                        assert!(after.move_number > a[i].move_number, "match {i}");
+                        a[i] = Acked {
+                            move_number: after.move_number,
+                            unknown: false,
+                        };
+                        acks += 1;
+                    }
+                    Err(e) if e.code() == Code::Unavailable => {
+                        unavailable += 1;
+                        acked.lock().unwrap()[i].unknown = true;
+                    }
+                    // A change with an unknown outcome landed after all: the move number
+                    // read was stale. Read again.
+                    Err(e) if e.code() == Code::Aborted && acked.lock().unwrap()[i].unknown => {}
+                    Err(e) => panic!("match {i}: Act: {e:?}"),
+                }
+            }
+            (acks, unavailable)
+        }));
+    }
+    let pg = db.client().await;
+    let mut terminated = 0;
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        terminated += pg
+            .query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .await
+            .unwrap()
+            .len();
+    }
+    let (mut total, mut unavailable) = (0, 0);
+    for t in tasks {
+        let (a, u) = t.await.unwrap();
+        total += a;
+        unavailable += u;
+    }
+    let acked = acked.lock().unwrap().clone();
+    let mut clients = [client(&servers[0]).await, client(&servers[1]).await];
+    let mut lost = 0;
+    for (i, g) in games.iter().enumerate() {
+        let mut views = Vec::new();
+        for c in clients.iter_mut() {
+            // Bounded: a read may meet a connection that is still being replaced.
+            let mut tries = 0;
+            views.push(loop {
+                tries += 1;
+                match try_view(c, g, &g.seats[&0]).await {
+                    Ok(v) => break v,
+                    Err(e) if e.code() == Code::Unavailable && tries < 5 => {}
+                    Err(e) => panic!("match {i}: GetView after the load: {e:?}"),
+                }
+            });
+        }
+        assert_eq!(views[0], views[1], "match {i}: the replicas disagree");
+        let (v, a) = (&views[0], acked[i]);
+        if v.move_number < a.move_number {
+            lost += 1;
+        } else if !a.unknown && v.status == pb::MatchStatus::Active as i32 {
+            assert_eq!(
+                v.move_number, a.move_number,
+                "match {i}: a move nobody was told of"
+            );
+        }
+        // Both replicas take changes.
+        let mut v = v.clone();
+        for c in clients.iter_mut() {
+            if v.status != pb::MatchStatus::Active as i32 {
+                break;
+            }
+            v = act(c, g, 0, v.legal_actions[0].id(), v.move_number)
+                .await
+                .unwrap_or_else(|e| panic!("match {i}: an Act after the load: {e:?}"));
+        }
+    }
+    eprintln!(
+        "dropped connections under load: {terminated} terminated, {total} moves acknowledged, \
+         {unavailable} UNAVAILABLE, lost: {lost}"
+    );
+    assert!(total > 0);
+    assert_eq!(lost, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
