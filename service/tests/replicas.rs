@@ -22,8 +22,8 @@
 //! played on by another; (f) limits and error codes as on one node, no token in clear in
 //! the database; (g) abandonment and retention across replicas; (h) PostgreSQL dropping
 //! every connection, between moves and under load; (i) a paused replica that resumes
-//! cannot apply out-of-date work. One test is ignored: it reproduces a known bug (see its
-//! comment).
+//! cannot apply out-of-date work; (j) a Watch of an all-bot match played in the background
+//! by another replica gets every action, in order.
 //!
 //! Every load loop is bounded in count and in time.
 
@@ -1243,13 +1243,11 @@ async fn bots_whose_replica_died_are_played_on_by_another() {
 /// A spectator watching an all-bot match (played in the background by another replica)
 /// sees every action once, in order, to the end.
 ///
-/// Fails today, on one node too: a background chunk of bot moves (up to `CHUNK_ACTIONS`,
-/// 1024, in `service/src/matches.rs`), or a refresh from the store that adopts another
-/// replica's chunk, sends all its changes at once into a broadcast of capacity `BROADCAST`
-/// (128), so a watcher that reads promptly still gets RESOURCE_EXHAUSTED ("this stream fell
-/// N events behind").
+/// A background chunk of bot moves (up to 1,024), or a refresh that adopts another
+/// replica's chunk, is one entry of the match's broadcast (capacity 128), which each stream
+/// replays; it once sent one entry per action, and a prompt reader got RESOURCE_EXHAUSTED
+/// ("this stream fell N events behind").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "known bug: a burst of bot moves overflows the Watch broadcast (see the doc comment)"]
 async fn a_watched_all_bot_match_streams_every_action_without_a_gap() {
     let Some(db) = TestDb::create().await else {
         return;
