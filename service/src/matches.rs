@@ -148,11 +148,11 @@ struct Live {
 /// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
 #[derive(Debug)]
 enum Change {
-    Action {
-        before: Box<AnyState>,
-        action: Action,
-        after: Live,
-    },
+    /// Actions applied by one commit (a client's, then bots' and chance's) to `before`. Each
+    /// watcher replays them to build its own events: one entry of the broadcast per commit,
+    /// however many actions (a background chunk of bot moves holds up to
+    /// [`CHUNK_ACTIONS`]), and one state in memory rather than one per action.
+    Actions { before: Live, actions: Vec<Action> },
     /// The match ended by resignation or abort.
     Ended { after: Live },
 }
@@ -419,7 +419,7 @@ fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
     m.live = live;
     m.version = loaded.version;
     m.stale = false;
-    for c in moves.changes {
+    for c in moves.into_changes() {
         let _ = m.changes.send(Arc::new(c));
     }
     Ok(())
@@ -647,6 +647,9 @@ fn sample(outcomes: &[(Action, f64)], rng: &mut SeededRng) -> Option<Action> {
 struct Moves {
     actions: Vec<Action>,
     record: bool,
+    /// The match before the first action (kept only if `record`).
+    before: Option<Live>,
+    /// Changes to broadcast after the actions' (an end by resignation or abort).
     changes: Vec<Change>,
 }
 
@@ -656,6 +659,21 @@ impl Moves {
             record,
             ..Moves::default()
         }
+    }
+
+    /// What watchers are sent: the actions as one change, then the others.
+    fn into_changes(self) -> Vec<Change> {
+        let mut changes = Vec::with_capacity(self.changes.len() + 1);
+        if let Some(before) = self.before
+            && !self.actions.is_empty()
+        {
+            changes.push(Change::Actions {
+                before,
+                actions: self.actions,
+            });
+        }
+        changes.extend(self.changes);
+        changes
     }
 }
 
@@ -671,22 +689,22 @@ fn apply_counted(
     if checked {
         live.state.check_action(action)?;
     }
-    let before = moves.record.then(|| Box::new(live.state.clone()));
+    if moves.record && moves.before.is_none() {
+        moves.before = Some(live.clone());
+    }
+    step(live, action);
+    moves.actions.push(action);
+    Ok(())
+}
+
+/// Applies legal `action` to `live`, counting it for every viewer that learns of it.
+fn step(live: &mut Live, action: Action) {
     count_known(&live.state, action, &mut live.known);
     live.state.apply_unchecked(action);
-    moves.actions.push(action);
     if live.state.is_terminal() {
         live.status = pb::MatchStatus::Finished;
         live.ended_at_ms = now_ms();
     }
-    if let Some(before) = before {
-        moves.changes.push(Change::Action {
-            before,
-            action,
-            after: live.clone(),
-        });
-    }
-    Ok(())
 }
 
 /// A slot under the match limit, released on drop unless the match was kept.
@@ -782,7 +800,7 @@ fn apply_after(
         m.live = live;
         m.touched = Instant::now();
         m.version += 1;
-        for c in moves.changes {
+        for c in moves.into_changes() {
             let _ = m.changes.send(Arc::new(c));
         }
     }
@@ -1738,16 +1756,7 @@ async fn forward(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        let event = guard(|| redact(&meta, role, &change));
-        let (event, ended) = match event {
-            Ok(Some(e)) => e,
-            Ok(None) => continue,
-            Err(e) => {
-                let _ = tx.send(Err(e.into())).await;
-                return;
-            }
-        };
-        if tx.send(Ok(event)).await.is_err() || ended {
+        if send_change(&meta, role, &change, &tx).await {
             return;
         }
     }
@@ -1759,52 +1768,89 @@ async fn stopped(rx: &mut watch::Receiver<bool>) {
     let _ = rx.wait_for(|&s| s).await;
 }
 
-/// The event `role` sees for `change`, if it learns of it, and whether the match ended.
-fn redact(
+/// The text `role` sees for `action` about to be applied at `state`, if it learns of it.
+fn text_for(role: Role, state: &AnyState, action: Action) -> Option<String> {
+    match (role, state.current_player()) {
+        (Role::Seat(s), Player::Seat(a)) if s == a => Some(
+            state
+                .action_to_string_for(Viewer::Seat(s), action)
+                .unwrap_or_else(|| state.action_to_string(action)),
+        ),
+        _ => state.action_to_string_for(role.viewer(), action),
+    }
+}
+
+/// The event `role` is sent after a change left the match at `after`, and whether the
+/// match ended.
+fn event(
+    meta: &Meta,
+    role: Role,
+    actor: Option<Player>,
+    text: String,
+    after: &Live,
+) -> Result<(pb::WatchResponse, bool), ApiError> {
+    let ended = after.status != pb::MatchStatus::Active;
+    let view = match_view(meta, after, role)?;
+    Ok((
+        pb::WatchResponse {
+            kind: Some(pb::watch_response::Kind::Event(pb::MatchEvent {
+                actor: actor.map(player_to_pb),
+                text,
+                view: Some(view),
+            })),
+        },
+        ended,
+    ))
+}
+
+/// Sends `role` its events of `change`; returns true once the stream is done (the match
+/// ended, the client went away, or an error was sent).
+async fn send_change(
     meta: &Meta,
     role: Role,
     change: &Change,
-) -> Result<Option<(pb::WatchResponse, bool)>, ApiError> {
-    let (actor, text, after) = match change {
-        Change::Action {
-            before,
-            action,
-            after,
-        } => {
-            let actor = before.current_player();
-            let text = match (role, actor) {
-                (Role::Seat(s), Player::Seat(a)) if s == a => Some(
-                    before
-                        .action_to_string_for(Viewer::Seat(s), *action)
-                        .unwrap_or_else(|| before.action_to_string(*action)),
-                ),
-                _ => before.action_to_string_for(role.viewer(), *action),
-            };
-            let Some(text) = text else {
-                return Ok(None);
-            };
-            (Some(player_to_pb(actor)), text, after)
+    tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
+) -> bool {
+    match change {
+        Change::Actions { before, actions } => {
+            let mut live = before.clone();
+            for &action in actions {
+                let actor = live.state.current_player();
+                let text = guard(|| Ok(text_for(role, &live.state, action)));
+                step(&mut live, action);
+                let sent = match text {
+                    Ok(None) => continue,
+                    Ok(Some(text)) => guard(|| event(meta, role, Some(actor), text, &live)),
+                    Err(e) => Err(e),
+                };
+                match sent {
+                    Ok((event, ended)) => {
+                        if tx.send(Ok(event)).await.is_err() || ended {
+                            return true;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into())).await;
+                        return true;
+                    }
+                }
+            }
+            false
         }
         Change::Ended { after } => {
             let text = match after.resigned_seat {
                 Some(s) => format!("seat {s} resigned"),
                 None => "the match was aborted".to_owned(),
             };
-            (None, text, after)
+            match guard(|| event(meta, role, None, text, after)) {
+                Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    true
+                }
+            }
         }
-    };
-    let ended = after.status != pb::MatchStatus::Active;
-    let view = match_view(meta, after, role)?;
-    Ok(Some((
-        pb::WatchResponse {
-            kind: Some(pb::watch_response::Kind::Event(pb::MatchEvent {
-                actor,
-                text,
-                view: Some(view),
-            })),
-        },
-        ended,
-    )))
+    }
 }
 
 type Reply<T> = Result<Response<T>, Status>;

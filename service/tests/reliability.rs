@@ -4,10 +4,9 @@
 //! Every load loop here is bounded in count and in time, and talks only to the server the
 //! test started on the loopback interface.
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::SocketAddr;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use cardhouse_server::pb;
@@ -17,135 +16,18 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 use tonic::transport::Channel;
 
-/// The `cardhouse` binary, serving until killed or stopped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+use common::process::{Failed, Server};
+
+/// `cardhouse serve --data-dir <data> <extra>` on `127.0.0.1:0`.
+fn start(data: &Path, extra: &[&str]) -> Result<Server, Failed> {
+    let data = data.to_str().expect("a UTF-8 temporary path");
+    let mut args = vec!["--data-dir", data];
+    args.extend_from_slice(extra);
+    Server::start(&args)
 }
 
-/// How a start ended when it did not serve.
-#[derive(Debug)]
-struct Failed {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-fn command(data: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cardhouse"));
-    cmd.arg("serve")
-        .arg("--listen")
-        .arg("127.0.0.1:0")
-        .arg("--data-dir")
-        .arg(data)
-        .arg("--shutdown-grace-secs")
-        .arg("30")
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .env_remove("CARDHOUSE_CREATE_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
-
-impl Server {
-    /// Starts the binary and waits for its listening line (no sleeping, no port probing).
-    fn start(data: &Path, extra: &[&str]) -> Result<Server, Failed> {
-        let mut child = command(data, extra).spawn().expect("spawn cardhouse");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut stderr_pipe = child.stderr.take().expect("stderr");
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        {
-            let stderr = std::sync::Arc::clone(&stderr);
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stderr_pipe.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    stderr
-                        .lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            });
-        }
-        let mut lines = BufReader::new(stdout);
-        let mut line = String::new();
-        let n = lines.read_line(&mut line).expect("read stdout");
-        if n == 0 {
-            let status = child.wait().expect("wait");
-            // Let the stderr reader finish.
-            std::thread::sleep(Duration::from_millis(50));
-            let stderr = stderr.lock().unwrap().clone();
-            return Err(Failed {
-                status,
-                stdout: line,
-                stderr,
-            });
-        }
-        let addr = line
-            .trim()
-            .strip_prefix("cardhouse listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .parse()
-            .expect("address");
-        // Keep draining stdout so the server never blocks on it.
-        std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-        Ok(Server {
-            child,
-            addr,
-            stderr,
-        })
-    }
-
-    fn must_start(data: &Path, extra: &[&str]) -> Server {
-        Server::start(data, extra).unwrap_or_else(|f| panic!("server did not start: {f:?}"))
-    }
-
-    async fn channel(&self) -> Channel {
-        Channel::from_shared(format!("http://{}", self.addr))
-            .unwrap()
-            .connect_timeout(Duration::from_secs(5))
-            .connect()
-            .await
-            .unwrap()
-    }
-
-    async fn matches(&self) -> MatchesClient<Channel> {
-        MatchesClient::new(self.channel().await).max_decoding_message_size(64 << 20)
-    }
-
-    fn kill9(mut self) {
-        self.child.kill().expect("kill -9");
-        self.child.wait().expect("wait");
-    }
-
-    /// SIGTERM, then the exit status and how long the exit took.
-    fn term(mut self) -> (ExitStatus, Duration) {
-        let t = Instant::now();
-        let pid = self.child.id().to_string();
-        let ok = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill");
-        assert!(ok.success());
-        let status = self.child.wait().expect("wait");
-        (status, t.elapsed())
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn must_start(data: &Path, extra: &[&str]) -> Server {
+    start(data, extra).unwrap_or_else(|f| panic!("server did not start: {f:?}"))
 }
 
 fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
@@ -239,7 +121,7 @@ async fn sigkill_under_concurrent_load_loses_no_acknowledged_move() {
     // in flight when the server died.
     let mut acked: Vec<(u64, bool)> = Vec::new();
     {
-        let server = Server::must_start(dir.path(), &[]);
+        let server = must_start(dir.path(), &[]);
         let mut c = server.matches().await;
         for i in 0..clients {
             let g = create(&mut c, 100 + i).await;
@@ -251,7 +133,7 @@ async fn sigkill_under_concurrent_load_loses_no_acknowledged_move() {
     let games = std::sync::Arc::new(games);
     let (mut total_acked, mut lost) = (0u64, 0u64);
     for (round, kill_after_ms) in [300u64, 80, 600, 150, 0].into_iter().enumerate() {
-        let server = Server::must_start(dir.path(), &[]);
+        let server = must_start(dir.path(), &[]);
         let mut c = server.matches().await;
         for (i, g) in games.iter().enumerate() {
             let v = view(&mut c, g).await;
@@ -330,7 +212,7 @@ async fn sigkill_under_concurrent_load_loses_no_acknowledged_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_act_never_splits_memory_and_disk() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     let g = create(&mut c, 7).await;
     let mut cancelled = 0;
@@ -358,7 +240,7 @@ async fn a_cancelled_act_never_splits_memory_and_disk() {
     let before = view(&mut c, &g).await;
     let (status, _) = server.term();
     assert!(status.success());
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     let after = view(&mut c, &g).await;
     assert!(same_view(&before, &after), "the restart changed the match");
@@ -374,7 +256,7 @@ async fn a_cancelled_act_never_splits_memory_and_disk() {
     let _ = c.abort_match(req).await;
     let before = view(&mut c, &g).await;
     server.kill9();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     assert!(same_view(&before, &view(&mut c, &g).await));
 }
@@ -386,7 +268,7 @@ async fn a_cancelled_act_never_splits_memory_and_disk() {
 /// A data directory with two matches and some moves; the server stopped by SIGKILL, so the
 /// moves are still in the log (not folded).
 async fn played_dir(dir: &Path) -> Vec<(String, String)> {
-    let server = Server::must_start(dir, &[]);
+    let server = must_start(dir, &[]);
     let mut c = server.matches().await;
     let mut out = Vec::new();
     for seed in [1, 2] {
@@ -412,7 +294,7 @@ fn db_path(dir: &Path) -> PathBuf {
 }
 
 fn refused(dir: &Path, extra: &[&str]) -> Failed {
-    match Server::start(dir, extra) {
+    match start(dir, extra) {
         Ok(s) => panic!("the server started on a corrupt store: {}", s.stderr()),
         Err(f) => f,
     }
@@ -447,7 +329,7 @@ async fn a_flipped_bit_in_the_middle_of_the_log_stops_the_server() {
     // Nothing was changed by the refusal.
     assert_eq!(std::fs::read(log_path(dir.path())).unwrap(), bytes);
     // The documented recovery flag keeps what is consistent and says what it dropped.
-    let server = Server::must_start(dir.path(), &["--salvage"]);
+    let server = must_start(dir.path(), &["--salvage"]);
     assert!(server.stderr().contains("salvage"), "{}", server.stderr());
     server.kill9();
 }
@@ -470,7 +352,7 @@ async fn a_torn_tail_is_dropped_with_a_warning_and_every_acknowledged_move_kept(
     let games = played_dir(dir.path()).await;
     // What the matches look like with the whole log.
     let views = {
-        let server = Server::must_start(dir.path(), &[]);
+        let server = must_start(dir.path(), &[]);
         let mut c = server.matches().await;
         let mut v = Vec::new();
         for (id, token) in &games {
@@ -493,7 +375,7 @@ async fn a_torn_tail_is_dropped_with_a_warning_and_every_acknowledged_move_kept(
     let mut bytes = std::fs::read(log_path(dir.path())).unwrap();
     bytes.extend_from_slice(&[9, 0, 0, 0, 1, 2]);
     std::fs::write(log_path(dir.path()), &bytes).unwrap();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     for ((id, token), before) in games.iter().zip(&views) {
         let g = Game {
@@ -544,10 +426,10 @@ async fn a_database_behind_the_log_stops_the_server() {
     let dir = tempfile::tempdir().unwrap();
     played_dir(dir.path()).await;
     // Open once (folds), keep a copy of the database, then create and play more.
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     server.kill9();
     let old = std::fs::read(db_path(dir.path())).unwrap();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     let g = create(&mut c, 9).await;
     let v = view(&mut c, &g).await;
@@ -567,7 +449,7 @@ async fn a_database_behind_the_log_stops_the_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_match_limit_is_exact_under_concurrent_creation() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--max-matches", "10"]);
+    let server = must_start(dir.path(), &["--max-matches", "10"]);
     let mut tasks = Vec::new();
     for i in 0..40 {
         let mut c = server.matches().await;
@@ -594,7 +476,7 @@ async fn the_match_limit_is_exact_under_concurrent_creation() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creating_matches_can_require_a_credential() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--create-token", "s3cret"]);
+    let server = must_start(dir.path(), &["--create-token", "s3cret"]);
     let mut c = server.matches().await;
     let req = || pb::CreateMatchRequest {
         game: "jass".into(),
@@ -612,7 +494,7 @@ async fn creating_matches_can_require_a_credential() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ended_matches_leave_after_their_retention_period() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--max-matches", "1", "--retention-secs", "1"]);
+    let server = must_start(dir.path(), &["--max-matches", "1", "--retention-secs", "1"]);
     let mut c = server.matches().await;
     let all_bots = || pb::CreateMatchRequest {
         game: "jass".into(),
@@ -657,7 +539,7 @@ async fn ended_matches_leave_after_their_retention_period() {
     c.create_match(all_bots()).await.unwrap();
     // Gone from the store too.
     server.kill9();
-    let server = Server::must_start(dir.path(), &["--max-matches", "1"]);
+    let server = must_start(dir.path(), &["--max-matches", "1"]);
     let mut c = server.matches().await;
     let err = c
         .get_record(authed(&r.owner_token, record(r.match_id.clone())))
@@ -671,7 +553,7 @@ async fn ended_matches_leave_after_their_retention_period() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_all_bot_matches_run_in_the_background_and_their_record_comes_in_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--max-message-bytes", "65536"]);
+    let server = must_start(dir.path(), &["--max-message-bytes", "65536"]);
     let mut c = server.matches().await;
     let t = Instant::now();
     let r = c
@@ -747,7 +629,7 @@ fn cpu_ticks(pid: u32) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_step_is_bounded_and_stops_when_its_client_goes() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--max-batch-actions", "2000000"]);
+    let server = must_start(dir.path(), &["--max-batch-actions", "2000000"]);
     let mut e = EngineClient::new(server.channel().await);
     let heavy = || pb::BatchStepRequest {
         start: Some(pb::batch_step_request::Start::Fresh(pb::FreshStates {
@@ -766,7 +648,7 @@ async fn batch_step_is_bounded_and_stops_when_its_client_goes() {
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
     assert!(err.message().contains("2000000"), "{}", err.message());
     // A client that goes away: its work stops (the server's CPU time stops growing).
-    let server2 = Server::must_start(
+    let server2 = must_start(
         &dir.path().join("second"),
         &["--max-batch-actions", "100000000000"],
     );
@@ -791,13 +673,13 @@ async fn batch_step_is_bounded_and_stops_when_its_client_goes() {
 async fn the_engine_service_can_be_switched_off_or_put_behind_a_credential() {
     let dir = tempfile::tempdir().unwrap();
     let list = || pb::ListGamesRequest {};
-    let off = Server::must_start(&dir.path().join("off"), &["--engine", "off"]);
+    let off = must_start(&dir.path().join("off"), &["--engine", "off"]);
     let mut e = EngineClient::new(off.channel().await);
     assert_eq!(
         e.list_games(list()).await.unwrap_err().code(),
         Code::Unimplemented
     );
-    let locked = Server::must_start(
+    let locked = must_start(
         &dir.path().join("token"),
         &["--engine", "token", "--engine-token", "k3y"],
     );
@@ -816,7 +698,7 @@ async fn the_engine_service_can_be_switched_off_or_put_behind_a_credential() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_keep_their_code_whatever_the_client_sent() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     // A huge match id: NOT_FOUND with a short message, not RESOURCE_EXHAUSTED.
     let err = c
@@ -867,7 +749,7 @@ async fn errors_keep_their_code_whatever_the_client_sent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_connections_cannot_starve_new_clients() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(
+    let server = must_start(
         dir.path(),
         &["--max-connections", "64", "--handshake-timeout-secs", "1"],
     );
@@ -916,11 +798,11 @@ async fn idle_connections_cannot_starve_new_clients() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_is_clean_at_once_and_streams_do_not_hold_shutdown() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let (status, _) = server.term();
     assert!(status.success(), "SIGTERM right after start: {status:?}");
 
-    let server = Server::must_start(dir.path(), &[]);
+    let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     let g = create(&mut c, 5).await;
     let mut read = c
@@ -968,7 +850,7 @@ async fn data_files_are_owner_only_and_hold_no_token() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let server = Server::must_start(&data, &[]);
+    let server = must_start(&data, &[]);
     let mut c = server.matches().await;
     let g = create(&mut c, 4).await;
     let (status, _) = server.term();
@@ -993,7 +875,7 @@ async fn data_files_are_owner_only_and_hold_no_token() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_response_is_resource_exhausted() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::must_start(dir.path(), &["--max-message-bytes", "1500"]);
+    let server = must_start(dir.path(), &["--max-message-bytes", "1500"]);
     let mut e = EngineClient::new(server.channel().await);
     let state = e
         .new_initial_state(pb::NewInitialStateRequest {

@@ -2,6 +2,9 @@
 //! clients connect at once (no sleeps, no port probing).
 #![allow(dead_code)]
 
+pub mod postgres;
+pub mod process;
+
 use std::net::SocketAddr;
 
 use cardhouse_server::pb::engine_client::EngineClient;
