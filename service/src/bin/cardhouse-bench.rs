@@ -660,6 +660,11 @@ struct CpuTicks {
     busy: u64,
     iowait: u64,
     total: u64,
+    /// Of `busy`: interrupt and softirq time, which the kernel does not charge to any
+    /// process (loopback networking is largely softirq work), and time stolen by the
+    /// hypervisor.
+    interrupts: u64,
+    steal: u64,
     /// This process: the load generator and every server in it.
     this_process: u64,
     /// PostgreSQL's processes on this machine: its background processes (WAL writer,
@@ -719,6 +724,8 @@ impl CpuTicks {
                 t.total = total;
                 t.iowait = iowait;
                 t.busy = total - idle - iowait;
+                t.interrupts = v[5] + v[6];
+                t.steal = v[7];
             }
         }
         if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
@@ -750,6 +757,8 @@ impl CpuTicks {
             busy: self.busy.saturating_sub(start.busy),
             iowait: self.iowait.saturating_sub(start.iowait),
             total: self.total.saturating_sub(start.total),
+            interrupts: self.interrupts.saturating_sub(start.interrupts),
+            steal: self.steal.saturating_sub(start.steal),
             this_process: self.this_process.saturating_sub(start.this_process),
             postgres: self.postgres.saturating_sub(start.postgres),
         }
@@ -759,6 +768,8 @@ impl CpuTicks {
         self.busy += d.busy;
         self.iowait += d.iowait;
         self.total += d.total;
+        self.interrupts += d.interrupts;
+        self.steal += d.steal;
         self.this_process += d.this_process;
         self.postgres += d.postgres;
     }
@@ -1010,25 +1021,30 @@ async fn main() {
     }
     if reports.iter().any(|r| r.cpu.total > 0) {
         // Where the time went: this process holds the load generator and every server;
-        // PostgreSQL's server processes; and whatever else ran on the machine meanwhile.
+        // PostgreSQL's server processes; the kernel's interrupt work (charged to no
+        // process); time the hypervisor stole; and whatever else ran meanwhile.
         println!();
         println!(
-            "| phase | CPU busy | I/O wait | this process | PostgreSQL | other | this process per request | PostgreSQL per request |"
+            "| phase | CPU busy | I/O wait | this process | PostgreSQL | interrupts | stolen | other | this process per request | PostgreSQL per request |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for r in &reports {
             let c = r.cpu;
             let share = |ticks: u64| 100.0 * ticks as f64 / c.total.max(1) as f64;
-            let other = c.busy.saturating_sub(c.this_process + c.postgres);
+            let other = c
+                .busy
+                .saturating_sub(c.this_process + c.postgres + c.interrupts + c.steal);
             // USER_HZ is 100: a tick is 10 ms.
             let per_request = |ticks: u64| ticks as f64 * 10_000.0 / r.requests.max(1) as f64;
             println!(
-                "| {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0} µs | {:.0} µs |",
+                "| {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0} µs | {:.0} µs |",
                 r.name,
                 share(c.busy),
                 share(c.iowait),
                 share(c.this_process),
                 share(c.postgres),
+                share(c.interrupts),
+                share(c.steal),
                 share(other),
                 per_request(c.this_process),
                 per_request(c.postgres)
