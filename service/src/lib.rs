@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod codec;
 pub mod connections;
 pub mod convert;
 pub mod engine_service;
