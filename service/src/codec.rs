@@ -71,7 +71,8 @@ mod tests {
 
     #[tokio::test]
     async fn an_undecodable_request_is_invalid_argument() {
-        let mut codec = ApiCodec::<crate::pb::GetViewResponse, crate::pb::GetViewRequest>::default();
+        let mut codec =
+            ApiCodec::<crate::pb::GetViewResponse, crate::pb::GetViewRequest>::default();
         // One uncompressed gRPC message of 2 bytes: field 1 (`match_id`, a string) sent as a
         // varint, the wrong wire type.
         let body = String::from("\0\0\0\0\u{2}\u{8}\u{7}");

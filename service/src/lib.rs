@@ -12,6 +12,7 @@ pub mod convert;
 pub mod engine_service;
 pub mod error;
 pub mod matches;
+pub mod response_limit;
 pub mod server;
 pub mod shutdown;
 pub mod store;
