@@ -150,10 +150,22 @@ impl Health for StoppingHealth {
 
 /// Counts requests in flight other than server streams, so that shutdown can stop as soon
 /// as the last of them is answered instead of waiting out the grace period for streams.
+///
+/// One `Arc` for both parts: a request's guard clones and drops one reference count.
 #[derive(Clone, Debug, Default)]
-struct InFlight {
-    count: Arc<AtomicUsize>,
-    idle: Arc<Notify>,
+struct InFlight(Arc<InFlightInner>);
+
+#[derive(Debug, Default)]
+struct InFlightInner {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+impl std::ops::Deref for InFlight {
+    type Target = InFlightInner;
+    fn deref(&self) -> &InFlightInner {
+        &self.0
+    }
 }
 
 impl InFlight {
