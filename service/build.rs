@@ -27,7 +27,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let api = protox::compile(API_PROTOS, [&api_root])?;
     std::fs::write(out.join("cardhouse_v1_descriptor.bin"), api.encode_to_vec())?;
-    tonic_prost_build::configure().compile_fds(api)?;
+    // Our codec: an undecodable request is INVALID_ARGUMENT (see src/codec.rs).
+    tonic_prost_build::configure()
+        .codec_path("crate::codec::ApiCodec")
+        .compile_fds(api)?;
 
     let bench = protox::compile(BENCH_PROTOS, [&bench_root])?;
     tonic_prost_build::configure().compile_fds(bench)?;

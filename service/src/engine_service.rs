@@ -9,7 +9,7 @@ use tonic::{Request, Response, Status};
 use crate::convert::{
     decode_state, game_description, json_to_struct, legal_actions, options_from_pb, player_to_pb,
 };
-use crate::error::{ApiError, guard};
+use crate::error::{ApiError, guard, within_limit};
 use crate::pb;
 use crate::pb::engine_server::Engine;
 
@@ -354,14 +354,20 @@ fn at_index(i: usize, err: ApiError) -> ApiError {
 
 type Reply<T> = Result<Response<T>, Status>;
 
-fn reply<T>(r: Result<T, ApiError>) -> Reply<T> {
-    r.map(Response::new).map_err(Status::from)
+impl EngineService {
+    /// The reply to send: `RESOURCE_EXHAUSTED` if it is over the message limit.
+    fn reply<T: prost::Message>(&self, r: Result<T, ApiError>) -> Reply<T> {
+        within_limit(
+            self.limits.max_response_bytes,
+            r.map(Response::new).map_err(Status::from),
+        )
+    }
 }
 
 #[tonic::async_trait]
 impl Engine for EngineService {
     async fn list_games(&self, _: Request<pb::ListGamesRequest>) -> Reply<pb::ListGamesResponse> {
-        reply(guard(|| {
+        self.reply(guard(|| {
             let games = cardhouse::list_games()
                 .iter()
                 .map(|name| {
@@ -378,7 +384,7 @@ impl Engine for EngineService {
         req: Request<pb::DescribeGameRequest>,
     ) -> Reply<pb::DescribeGameResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let game = new_game(&req.game, &req.options)?;
             Ok(pb::DescribeGameResponse {
                 game: Some(game_description(&game)),
@@ -391,7 +397,7 @@ impl Engine for EngineService {
         req: Request<pb::NewInitialStateRequest>,
     ) -> Reply<pb::NewInitialStateResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let game = new_game(&req.game, &req.options)?;
             Ok(pb::NewInitialStateResponse {
                 state: Some(summary(&game.new_initial_state())),
@@ -404,7 +410,7 @@ impl Engine for EngineService {
         req: Request<pb::ApplyChanceRequest>,
     ) -> Reply<pb::ApplyChanceResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let mut state = decode_state(&req.state)?;
             if !state.is_chance_node() {
                 return Err(cardhouse::Error::WrongNode(
@@ -434,7 +440,7 @@ impl Engine for EngineService {
         req: Request<pb::LegalActionsRequest>,
     ) -> Reply<pb::LegalActionsResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let state = decode_state(&req.state)?;
             Ok(pb::LegalActionsResponse {
                 current_player: Some(player_to_pb(state.current_player())),
@@ -448,7 +454,7 @@ impl Engine for EngineService {
         req: Request<pb::ApplyActionRequest>,
     ) -> Reply<pb::ApplyActionResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let mut state = decode_state(&req.state)?;
             if state.is_chance_node() {
                 return Err(cardhouse::Error::WrongNode(
@@ -476,7 +482,7 @@ impl Engine for EngineService {
 
     async fn observe(&self, req: Request<pb::ObserveRequest>) -> Reply<pb::ObserveResponse> {
         let req = req.into_inner();
-        reply(guard(|| {
+        self.reply(guard(|| {
             let state = decode_state(&req.state)?;
             let seat = req.seat as usize;
             let viewer = match pb::ViewerKind::try_from(req.viewer) {
@@ -518,6 +524,6 @@ impl Engine for EngineService {
         let out = tokio::task::spawn_blocking(move || guard(|| batch_step(req, &limits, cancel)))
             .await
             .unwrap_or_else(|e| Err(ApiError::Internal(format!("batch task failed: {e}"))));
-        reply(out)
+        self.reply(out)
     }
 }

@@ -144,6 +144,39 @@ pub fn clip(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
+/// `reply`, or `RESOURCE_EXHAUSTED` if its message is over `limit` bytes encoded.
+///
+/// Checked before tonic encodes the message: tonic's own check (after the handler, at the
+/// same limit) reports `OUT_OF_RANGE` in the trailers, where gRPC's other implementations
+/// and our API say `RESOURCE_EXHAUSTED`. The comparison is tonic's, so tonic's never fires.
+///
+/// # Errors
+/// `reply`'s error, or `RESOURCE_EXHAUSTED`.
+#[allow(clippy::result_large_err)]
+pub fn within_limit<T: prost::Message>(
+    limit: usize,
+    reply: Result<tonic::Response<T>, Status>,
+) -> Result<tonic::Response<T>, Status> {
+    let reply = reply?;
+    check_size(limit, reply.get_ref())?;
+    Ok(reply)
+}
+
+/// `RESOURCE_EXHAUSTED` if `message` is over `limit` bytes encoded (see [`within_limit`]).
+///
+/// # Errors
+/// As said.
+#[allow(clippy::result_large_err)]
+pub fn check_size<T: prost::Message>(limit: usize, message: &T) -> Result<(), Status> {
+    let len = message.encoded_len();
+    if len > limit {
+        return Err(Status::resource_exhausted(format!(
+            "the response would be {len} bytes, over the limit of {limit} bytes per message"
+        )));
+    }
+    Ok(())
+}
+
 /// Runs engine work, turning a panic into [`ApiError::Internal`] so that no request can take
 /// a worker down (the engine does not panic by contract; this is the belt to its braces).
 pub fn guard<T>(f: impl FnOnce() -> Result<T, ApiError>) -> Result<T, ApiError> {

@@ -6,12 +6,14 @@
 
 pub mod auth;
 pub mod cli;
+pub mod codec;
 pub mod connections;
 pub mod convert;
 pub mod engine_service;
 pub mod error;
 pub mod matches;
 pub mod pg;
+pub mod response_limit;
 pub mod server;
 pub mod shutdown;
 pub mod store;

@@ -23,6 +23,7 @@ use crate::engine_service::{EngineAccess, EngineLimits, EngineService};
 use crate::matches::{MatchLimits, MatchesService};
 use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
+use crate::response_limit::Limited;
 use crate::shutdown::UntilShutdown;
 use crate::store::{OpenOptions, Store};
 
@@ -101,71 +102,23 @@ pub enum ServeError {
     Join(#[from] tokio::task::JoinError),
 }
 
-/// Status codes tonic itself produces that our API promises otherwise: a message over the
-/// size limit is OUT_OF_RANGE in tonic and RESOURCE_EXHAUSTED in gRPC's other
-/// implementations (and our docs); an undecodable request is INTERNAL in tonic and
-/// INVALID_ARGUMENT here. No handler of ours returns OUT_OF_RANGE, and our own INTERNAL
-/// errors say only "internal error", so the rewrite is exact. The status may come in the
-/// response headers (trailers-only) or in the trailers after the body: both are fixed.
-fn fix_status(headers: &mut http::HeaderMap) {
-    let code = headers.get("grpc-status").map(|v| v.as_bytes().to_vec());
-    match code.as_deref() {
-        Some(b"11") => {
-            headers.insert("grpc-status", http::HeaderValue::from_static("8"));
-        }
-        Some(b"13") => {
-            let decode = headers.get("grpc-message").is_some_and(|m| {
-                // The message is percent-encoded on the wire.
-                let m = m.as_bytes();
-                m.starts_with(b"failed to decode") || m.starts_with(b"failed%20to%20decode")
-            });
-            if decode {
-                headers.insert("grpc-status", http::HeaderValue::from_static("3"));
-            }
-        }
-        _ => {}
+/// A request over the size limit is OUT_OF_RANGE in tonic (its check runs before the
+/// handler) and RESOURCE_EXHAUSTED in gRPC's other implementations and our API. A request
+/// that fails before its handler gets a trailers-only response, its status in the response
+/// headers: only the headers are looked at, the body is not wrapped. No handler of ours
+/// returns OUT_OF_RANGE, so the rewrite is exact. The other two cases tonic would get wrong
+/// are handled where they arise: an undecodable request by our codec ([`crate::codec`]),
+/// a response over the limit before it is encoded ([`crate::error::within_limit`]).
+fn fix_status<B>(mut res: http::Response<B>) -> http::Response<B> {
+    if res
+        .headers()
+        .get("grpc-status")
+        .is_some_and(|v| v.as_bytes() == b"11")
+    {
+        res.headers_mut()
+            .insert("grpc-status", http::HeaderValue::from_static("8"));
     }
-}
-
-fn fix_transport_codes(res: http::Response<tonic::body::Body>) -> http::Response<FixTrailers> {
-    let (mut parts, body) = res.into_parts();
-    fix_status(&mut parts.headers);
-    // Not boxed again: the server takes any body type.
-    http::Response::from_parts(parts, FixTrailers(body))
-}
-
-/// A response body whose trailers get [`fix_status`].
-#[derive(Debug)]
-pub struct FixTrailers(tonic::body::Body);
-
-impl http_body::Body for FixTrailers {
-    type Data = bytes::Bytes;
-    type Error = Status;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, Status>>> {
-        Pin::new(&mut self.0).poll_frame(cx).map(|frame| {
-            frame.map(|f| {
-                f.map(|frame| match frame.into_trailers() {
-                    Ok(mut trailers) => {
-                        fix_status(&mut trailers);
-                        http_body::Frame::trailers(trailers)
-                    }
-                    Err(frame) => frame,
-                })
-            })
-        })
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.0.size_hint()
-    }
+    res
 }
 
 /// `grpc.health.v1.Health` whose Watch streams end with UNAVAILABLE at shutdown (after the
@@ -200,10 +153,22 @@ impl Health for StoppingHealth {
 
 /// Counts requests in flight other than server streams, so that shutdown can stop as soon
 /// as the last of them is answered instead of waiting out the grace period for streams.
+///
+/// One `Arc` for both parts: a request's guard clones and drops one reference count.
 #[derive(Clone, Debug, Default)]
-struct InFlight {
-    count: Arc<AtomicUsize>,
-    idle: Arc<Notify>,
+struct InFlight(Arc<InFlightInner>);
+
+#[derive(Debug, Default)]
+struct InFlightInner {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+impl std::ops::Deref for InFlight {
+    type Target = InFlightInner;
+    fn deref(&self) -> &InFlightInner {
+        &self.0
+    }
 }
 
 impl InFlight {
@@ -434,16 +399,19 @@ pub async fn serve_with_ready(
         .max_concurrent_streams(config.max_concurrent_streams)
         .http2_keepalive_interval(Some(config.keepalive_interval))
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
-        .layer(tower::util::MapResponseLayer::new(fix_transport_codes))
+        .layer(tower::util::MapResponseLayer::new(fix_status))
         .layer(InFlightLayer(in_flight.clone()))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_optional_service(engine_server)
         .add_service(
-            MatchesServer::new(matches)
-                .max_decoding_message_size(limit)
-                .max_encoding_message_size(limit),
+            MatchesServer::new(Limited {
+                inner: matches,
+                limit,
+            })
+            .max_decoding_message_size(limit)
+            .max_encoding_message_size(limit),
         )
         .serve_with_incoming_shutdown(incoming, signal);
     tracing::info!(addr = %addr.map_or_else(|| "?".to_owned(), |a| a.to_string()), "serving cardhouse.v1");

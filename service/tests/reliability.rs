@@ -911,3 +911,61 @@ async fn an_oversized_response_is_resource_exhausted() {
         .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
 }
+
+/// The same for the Matches service (unary replies and a Watch update), and for a request
+/// over the limit, refused before it is decoded (tonic alone says OUT_OF_RANGE for all).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_matches_messages_are_resource_exhausted() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = {
+        let roomy = Server::must_start(dir.path(), &[]);
+        create(&mut roomy.matches().await, 1).await
+    };
+    let server = Server::must_start(dir.path(), &["--max-message-bytes", "1500"]);
+    let mut c = server.matches().await;
+    let err = c
+        .get_view(authed(
+            "t",
+            pb::GetViewRequest {
+                match_id: "x".repeat(2000),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    // A seat's view of a dealt Jass hand, with its structured view, is over 1500 bytes.
+    let err = c
+        .get_view(authed(
+            &g.token,
+            pb::GetViewRequest {
+                match_id: g.id.clone(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    assert!(err.message().contains("limit of 1500 bytes"), "{err:?}");
+    let mut updates = c
+        .watch(authed(
+            &g.token,
+            pb::WatchRequest {
+                match_id: g.id.clone(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let err = updates.next().await.unwrap().unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    // Errors keep their own code.
+    let err = c
+        .get_view(authed(
+            &g.token,
+            pb::GetViewRequest {
+                match_id: "nope".into(),
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err:?}");
+}
