@@ -918,10 +918,10 @@ async fn an_oversized_response_is_resource_exhausted() {
 async fn oversized_matches_messages_are_resource_exhausted() {
     let dir = tempfile::tempdir().unwrap();
     let g = {
-        let roomy = Server::must_start(dir.path(), &[]);
+        let roomy = must_start(dir.path(), &[]);
         create(&mut roomy.matches().await, 1).await
     };
-    let server = Server::must_start(dir.path(), &["--max-message-bytes", "1500"]);
+    let server = must_start(dir.path(), &["--max-message-bytes", "1500"]);
     let mut c = server.matches().await;
     let err = c
         .get_view(authed(
