@@ -660,9 +660,9 @@ struct CpuTicks {
     busy: u64,
     iowait: u64,
     total: u64,
-    /// Of `busy`: interrupt and softirq time, which the kernel does not charge to any
-    /// process (loopback networking is largely softirq work), and time stolen by the
-    /// hypervisor.
+    /// Of `busy`: interrupt and softirq time (loopback networking is largely softirq work;
+    /// the part of it run in a process's context is counted in that process's time too),
+    /// and time stolen by the hypervisor.
     interrupts: u64,
     steal: u64,
     /// This process: the load generator and every server in it.
@@ -1021,8 +1021,10 @@ async fn main() {
     }
     if reports.iter().any(|r| r.cpu.total > 0) {
         // Where the time went: this process holds the load generator and every server;
-        // PostgreSQL's server processes; the kernel's interrupt work (charged to no
-        // process); time the hypervisor stole; and whatever else ran meanwhile.
+        // PostgreSQL's server processes; the kernel's interrupt work (partly counted in the
+        // processes too, so the columns may add up to more than the busy time and "other",
+        // what is left, is a lower bound); time the hypervisor stole; and whatever else
+        // ran meanwhile.
         println!();
         println!(
             "| phase | CPU busy | I/O wait | this process | PostgreSQL | interrupts | stolen | other | this process per request | PostgreSQL per request |"
