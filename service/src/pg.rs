@@ -357,6 +357,29 @@ impl PgStore {
             .collect())
     }
 
+    /// Runs one writing statement; returns the rows it changed. Never retried: if it fails,
+    /// whether it committed is unknown.
+    async fn write(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, CommitError> {
+        let fail = |what: String| CommitError::Failed(format!("PostgreSQL: {what}"));
+        let client = self
+            .pool
+            .get()
+            .await
+            .map_err(|e| fail(format!("no connection: {e}")))?;
+        let stmt = client
+            .prepare_cached(sql)
+            .await
+            .map_err(|e| fail(pg_error(&e)))?;
+        client
+            .execute(&stmt, params)
+            .await
+            .map_err(|e| fail(pg_error(&e)))
+    }
+
     /// Inserts a new match (version 0) if fewer than `max_matches` exist.
     ///
     /// # Errors
@@ -368,34 +391,20 @@ impl PgStore {
         max_matches: usize,
     ) -> Result<(), CommitError> {
         let header = header_bytes(m);
-        let client = self
-            .pool
-            .get()
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: no connection: {e}")))?;
-        let stmt = client
-            .prepare_cached(INSERT)
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: {}", pg_error(&e))))?;
-        let inserted = client
-            .execute(
-                &stmt,
-                &[
-                    &m.id,
-                    &header,
-                    &row.state,
-                    &as_i64(row.move_number),
-                    &row.status,
-                    &row.resigned_seat.map(|s| s as i32),
-                    &as_i64(row.ended_at_ms),
-                    &as_i64(row.touched_ms),
-                    &row.driving,
-                    &as_i64(max_matches as u64),
-                ],
-            )
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: {}", pg_error(&e))))?;
-        if inserted == 0 {
+        let resigned = row.resigned_seat.map(|s| s as i32);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
+            &m.id,
+            &header,
+            &row.state,
+            &as_i64(row.move_number),
+            &row.status,
+            &resigned,
+            &as_i64(row.ended_at_ms),
+            &as_i64(row.touched_ms),
+            &row.driving,
+            &as_i64(max_matches as u64),
+        ];
+        if self.write(INSERT, &params).await? == 0 {
             return Err(CommitError::Full);
         }
         Ok(())
@@ -407,33 +416,19 @@ impl PgStore {
     /// [`CommitError::Conflict`] if the match is no longer at `version` (or is gone);
     /// [`CommitError::Failed`] if the statement failed (its outcome is unknown).
     pub async fn update(&self, id: &str, version: u64, row: &Row<'_>) -> Result<(), CommitError> {
-        let client = self
-            .pool
-            .get()
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: no connection: {e}")))?;
-        let stmt = client
-            .prepare_cached(UPDATE)
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: {}", pg_error(&e))))?;
-        let updated = client
-            .execute(
-                &stmt,
-                &[
-                    &id,
-                    &as_i64(version),
-                    &row.state,
-                    &as_i64(row.move_number),
-                    &row.status,
-                    &row.resigned_seat.map(|s| s as i32),
-                    &as_i64(row.ended_at_ms),
-                    &as_i64(row.touched_ms),
-                    &row.driving,
-                ],
-            )
-            .await
-            .map_err(|e| CommitError::Failed(format!("PostgreSQL: {}", pg_error(&e))))?;
-        if updated == 0 {
+        let resigned = row.resigned_seat.map(|s| s as i32);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
+            &id,
+            &as_i64(version),
+            &row.state,
+            &as_i64(row.move_number),
+            &row.status,
+            &resigned,
+            &as_i64(row.ended_at_ms),
+            &as_i64(row.touched_ms),
+            &row.driving,
+        ];
+        if self.write(UPDATE, &params).await? == 0 {
             return Err(CommitError::Conflict);
         }
         let _ = self.notices.send(format!("{id} {}", version + 1));

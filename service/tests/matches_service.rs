@@ -287,26 +287,8 @@ async fn watch_streams_are_redacted_per_seat() {
     ];
     let m = create(&mut client, &[("target_score", "1000")], 21, seats).await;
     let start = view(&mut client, &m, &m.seats[&0]).await;
-    let mut seat_stream = client
-        .watch(authed(
-            &m.seats[&0],
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    let mut spectator_stream = client
-        .watch(authed(
-            &m.spectator,
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut seat_stream = common::watch(&mut client, &m.seats[&0], &m.id).await;
+    let mut spectator_stream = common::watch(&mut client, &m.spectator, &m.id).await;
     let first = seat_stream.next().await.unwrap().unwrap();
     assert_eq!(
         first.kind,
@@ -747,16 +729,7 @@ async fn shutdown_turns_health_not_serving_and_ends_watch_streams() {
         assert_eq!(r.status, ServingStatus::Serving as i32, "{service}");
     }
     let m = create(&mut client, &[], 1, ALL_HUMAN.to_vec()).await;
-    let mut stream = client
-        .watch(authed(
-            &m.spectator,
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = common::watch(&mut client, &m.spectator, &m.id).await;
     stream.next().await.unwrap().unwrap();
     let mut health_stream = health
         .watch(check("cardhouse.v1.Matches"))

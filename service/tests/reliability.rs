@@ -805,27 +805,9 @@ async fn sigterm_is_clean_at_once_and_streams_do_not_hold_shutdown() {
     let server = must_start(dir.path(), &[]);
     let mut c = server.matches().await;
     let g = create(&mut c, 5).await;
-    let mut read = c
-        .watch(authed(
-            &g.token,
-            pb::WatchRequest {
-                match_id: g.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut read = common::watch(&mut c, &g.token, &g.id).await;
     read.next().await.unwrap().unwrap();
-    let _unread = c
-        .watch(authed(
-            &g.owner,
-            pb::WatchRequest {
-                match_id: g.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let _unread = common::watch(&mut c, &g.owner, &g.id).await;
     let mut health = tonic_health::pb::health_client::HealthClient::new(server.channel().await);
     let _health_stream = health
         .watch(tonic_health::pb::HealthCheckRequest {
@@ -945,16 +927,7 @@ async fn oversized_matches_messages_are_resource_exhausted() {
         .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
     assert!(err.message().contains("limit of 1500 bytes"), "{err:?}");
-    let mut updates = c
-        .watch(authed(
-            &g.token,
-            pb::WatchRequest {
-                match_id: g.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut updates = common::watch(&mut c, &g.token, &g.id).await;
     let err = updates.next().await.unwrap().unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
     // Errors keep their own code.

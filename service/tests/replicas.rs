@@ -906,26 +906,8 @@ async fn a_watch_on_one_replica_sees_the_moves_made_through_another_redacted() {
     let start = view(&mut b, &m, &m.seats[&0]).await;
     assert_seat_view(&start, &sim, 0, "start");
     let mut w = stream_client(watched).await;
-    let mut seat_stream = w
-        .watch(authed(
-            &m.seats[&0],
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    let mut spectator_stream = w
-        .watch(authed(
-            &m.spectator,
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut seat_stream = common::watch(&mut w, &m.seats[&0], &m.id).await;
+    let mut spectator_stream = common::watch(&mut w, &m.spectator, &m.id).await;
     let first = tokio::time::timeout(PATIENCE, seat_stream.next())
         .await
         .unwrap()
@@ -1258,16 +1240,7 @@ async fn a_watched_all_bot_match_streams_every_action_without_a_gap() {
     let sim = Sim::new("jass", &options, 77, &seats);
     let m = create(&mut client(&servers[0]).await, "jass", &options, 77, &seats).await;
     let mut w = stream_client(&servers[1]).await;
-    let mut stream = w
-        .watch(authed(
-            &m.spectator,
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = common::watch(&mut w, &m.spectator, &m.id).await;
     let (mut snapshot, mut last, mut events) = (false, 0, 0);
     let deadline = Instant::now() + Duration::from_secs(40);
     loop {
@@ -1447,17 +1420,8 @@ async fn limits_and_error_codes_hold_across_replicas_and_no_token_is_stored_in_c
         assert_eq!(view(c, m, &m.seats[&seat]).await, v);
     }
     // The owner resigns seat 1 through A; B knows at once, and a Watch on B ends with it.
-    let mut watch_b = stream_client(&servers[1])
-        .await
-        .watch(authed(
-            &m.spectator,
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch_b =
+        common::watch(&mut stream_client(&servers[1]).await, &m.spectator, &m.id).await;
     let first = tokio::time::timeout(PATIENCE, watch_b.next())
         .await
         .unwrap()
@@ -1601,17 +1565,12 @@ async fn abandonment_and_retention_hold_across_replicas() {
     )
     .await;
     let idle = create(&mut clients[1], "jass", &[], 4, &[HUMAN; 4]).await;
-    let mut watch_a = stream_client(&servers[0])
-        .await
-        .watch(authed(
-            &idle.spectator,
-            pb::WatchRequest {
-                match_id: idle.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch_a = common::watch(
+        &mut stream_client(&servers[0]).await,
+        &idle.spectator,
+        &idle.id,
+    )
+    .await;
     // Both replicas hold the finished match (B caches it).
     record_when_over(&mut clients[1], &bots).await;
     for c in clients.iter_mut() {
@@ -1685,17 +1644,8 @@ async fn replicas_carry_on_after_postgresql_dropped_their_connections() {
     let options = [("target_score", "1000")];
     let m = create(&mut clients[0], "jass", &options, 41, &[HUMAN; 4]).await;
     let mut sim = Sim::new("jass", &options, 41, &[HUMAN; 4]);
-    let mut watch_a = stream_client(&servers[0])
-        .await
-        .watch(authed(
-            &m.seats[&0],
-            pb::WatchRequest {
-                match_id: m.id.clone(),
-            },
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch_a =
+        common::watch(&mut stream_client(&servers[0]).await, &m.seats[&0], &m.id).await;
     tokio::time::timeout(PATIENCE, watch_a.next())
         .await
         .unwrap()

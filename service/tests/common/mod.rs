@@ -91,6 +91,24 @@ pub fn authed<T>(token: &str, msg: T) -> tonic::Request<T> {
     req
 }
 
+/// A `Watch` stream of match `match_id` with `token`.
+pub async fn watch(
+    client: &mut MatchesClient<Channel>,
+    token: &str,
+    match_id: &str,
+) -> tonic::codec::Streaming<cardhouse_server::pb::WatchResponse> {
+    client
+        .watch(authed(
+            token,
+            cardhouse_server::pb::WatchRequest {
+                match_id: match_id.to_owned(),
+            },
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 /// Options as text, from pairs.
 pub fn opts(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
     pairs
