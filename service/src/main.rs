@@ -100,6 +100,12 @@ enum EngineMode {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum LogFormat {
     Text,
     Json,
@@ -126,6 +132,16 @@ struct ServeArgs {
     /// Connections each server keeps to the PostgreSQL store (with --store).
     #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
     store_pool_size: usize,
+    /// With --store: `on` sends and listens for PostgreSQL change notices (LISTEN/NOTIFY),
+    /// so a Watch sees moves made through other replicas at once; `off` (for databases
+    /// without LISTEN/NOTIFY) leaves them to the watchers' once-a-second poll.
+    #[arg(
+        long,
+        env = "CARDHOUSE_STORE_NOTICES",
+        value_enum,
+        default_value = "on"
+    )]
+    store_notices: OnOff,
     /// Keep matches in memory only: they are lost when the server stops.
     #[arg(long, env = "CARDHOUSE_IN_MEMORY")]
     in_memory: bool,
@@ -332,6 +348,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             StoreConfig::Dir(args.data_dir)
         },
         store_pool_size: args.store_pool_size,
+        store_notices: matches!(args.store_notices, OnOff::On),
         salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
         max_concurrent_streams: args.max_concurrent_streams,

@@ -80,12 +80,12 @@ const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = 
                        version = version + 1, touched_ms = $1, driving = false \
                        WHERE status = $4 AND touched_ms < $2 AND NOT driving \
                        RETURNING id, version) \
-                       SELECT id, pg_notify('cardhouse_changes', id || ' ' || version) FROM a";
+                       SELECT id, version FROM a";
 const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (SELECT id FROM matches \
                       WHERE status <> $2 AND ended_at_ms < $1 LIMIT 1000) RETURNING id), \
                       counted AS (UPDATE match_count SET n = n - (SELECT count(*) FROM gone) \
                       WHERE id = 1) \
-                      SELECT id, pg_notify('cardhouse_changes', id || ' -1') FROM gone";
+                      SELECT id FROM gone";
 const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
@@ -135,8 +135,8 @@ pub struct PgStore {
     pool: Pool,
     /// Set to stop the listening and notifying tasks.
     closing: watch::Sender<bool>,
-    /// To the notifying task: payloads of committed changes.
-    notices: mpsc::UnboundedSender<String>,
+    /// To the notifying task: payloads of committed changes (`None`: notices are off).
+    notices: Option<mpsc::UnboundedSender<String>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -168,7 +168,10 @@ fn as_u64(n: i64) -> u64 {
 }
 
 impl PgStore {
-    /// Connects to `url`, migrates the schema, and starts listening for change notices.
+    /// Connects to `url`, migrates the schema, and (with `notices`) starts listening for
+    /// change notices and sending its own. A database without `LISTEN` (CockroachDB, for
+    /// one) runs without notices, with a warning: then a `Watch` learns of moves made through
+    /// other replicas only from the watchers' once-a-second poll.
     ///
     /// # Errors
     /// A bad URL, an unreachable database, or a failed migration, with the database's own
@@ -176,6 +179,7 @@ impl PgStore {
     pub async fn open(
         url: &str,
         pool_size: usize,
+        notices: bool,
     ) -> Result<(PgStore, mpsc::UnboundedReceiver<Notice>), StoreError> {
         let config: tokio_postgres::Config = url
             .parse()
@@ -243,14 +247,25 @@ impl PgStore {
 
         let (tx, rx) = mpsc::unbounded_channel();
         let (closing, closed) = watch::channel(false);
-        let (ready_tx, ready) = tokio::sync::oneshot::channel();
-        tokio::spawn(listen(config.clone(), tx, closed.clone(), Some(ready_tx)));
-        ready
-            .await
-            .map_err(|_| failed("the listening task ended"))?
-            .map_err(failed)?;
-        let (notices, outgoing) = mpsc::unbounded_channel();
-        tokio::spawn(notify(config, outgoing, closed));
+        let listening = if notices {
+            let (ready_tx, ready) = tokio::sync::oneshot::channel();
+            tokio::spawn(listen(config.clone(), tx, closed.clone(), Some(ready_tx)));
+            ready
+                .await
+                .map_err(|_| failed("the listening task ended"))?
+                .map_err(failed)?
+        } else {
+            tracing::info!(
+                "change notices are off: a Watch learns of moves made through other replicas \
+                 within a second, from its poll"
+            );
+            false
+        };
+        let notices = listening.then(|| {
+            let (notices, outgoing) = mpsc::unbounded_channel();
+            tokio::spawn(notify(config, outgoing, closed));
+            notices
+        });
         Ok((
             PgStore {
                 pool,
@@ -259,6 +274,13 @@ impl PgStore {
             },
             rx,
         ))
+    }
+
+    /// Queues a notice for the other replicas (if notices are on).
+    fn notice(&self, payload: String) {
+        if let Some(notices) = &self.notices {
+            let _ = notices.send(payload);
+        }
     }
 
     /// Stops listening and closes the pool.
@@ -431,7 +453,7 @@ impl PgStore {
         if self.write(UPDATE, &params).await? == 0 {
             return Err(CommitError::Conflict);
         }
-        let _ = self.notices.send(format!("{id} {}", version + 1));
+        self.notice(format!("{id} {}", version + 1));
         Ok(())
     }
 
@@ -464,8 +486,23 @@ impl PgStore {
             .query(EXPIRE, &[&as_i64(ended_before), &ACTIVE])
             .await
             .map_err(|e| failed(pg_error(&e)))?;
-        let ids = |rows: Vec<tokio_postgres::Row>| rows.iter().map(|r| r.get(0)).collect();
-        Ok((ids(aborted), ids(deleted)))
+        let aborted: Vec<String> = aborted
+            .iter()
+            .map(|r| {
+                let id: String = r.get(0);
+                self.notice(format!("{id} {}", r.get::<_, i64>(1)));
+                id
+            })
+            .collect();
+        let deleted: Vec<String> = deleted
+            .iter()
+            .map(|r| {
+                let id: String = r.get(0);
+                self.notice(format!("{id} -1"));
+                id
+            })
+            .collect();
+        Ok((aborted, deleted))
     }
 
     /// Active matches whose bots or chance are to move and that no replica has advanced
@@ -499,7 +536,7 @@ async fn listen(
     config: tokio_postgres::Config,
     tx: mpsc::UnboundedSender<Notice>,
     mut closed: watch::Receiver<bool>,
-    mut ready: Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+    mut ready: Option<tokio::sync::oneshot::Sender<Result<bool, String>>>,
 ) {
     loop {
         let connected = config.connect(NoTls).await;
@@ -537,6 +574,17 @@ async fn listen(
         });
         if let Err(e) = client.batch_execute(&format!("LISTEN {CHANNEL}")).await {
             driver.abort();
+            if e.code() == Some(&tokio_postgres::error::SqlState::FEATURE_NOT_SUPPORTED)
+                && let Some(ready) = ready.take()
+            {
+                tracing::warn!(
+                    error = %pg_error(&e),
+                    "this database has no LISTEN: change notices are off, and a Watch learns \
+                     of moves made through other replicas within a second, from its poll"
+                );
+                let _ = ready.send(Ok(false));
+                return;
+            }
             if let Some(ready) = ready.take() {
                 let _ = ready.send(Err(format!("cannot listen: {}", pg_error(&e))));
                 return;
@@ -545,7 +593,7 @@ async fn listen(
         }
         match ready.take() {
             Some(ready) => {
-                let _ = ready.send(Ok(()));
+                let _ = ready.send(Ok(true));
             }
             None => {
                 tracing::info!("the PostgreSQL listener is back");

@@ -45,6 +45,10 @@ pub struct Config {
     pub store: StoreConfig,
     /// Connections to a PostgreSQL store ([`StoreConfig::Postgres`]).
     pub store_pool_size: usize,
+    /// A PostgreSQL store: send and listen for change notices (`LISTEN`/`NOTIFY`), so that a
+    /// Watch sees moves made through other replicas at once; off, it sees them within a
+    /// second (its poll).
+    pub store_notices: bool,
     /// Salvage a corrupt store instead of refusing to start (see [`OpenOptions::salvage`]).
     pub salvage: bool,
     /// Largest request or response message, in bytes.
@@ -72,6 +76,7 @@ impl Default for Config {
         Config {
             store: StoreConfig::Memory,
             store_pool_size: 16,
+            store_notices: true,
             salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
             max_concurrent_streams: 1024,
@@ -298,7 +303,8 @@ pub async fn serve_with_ready(
             (store, stored, None)
         }
         StoreConfig::Postgres(url) => {
-            let (store, notices) = Store::postgres(&url, config.store_pool_size).await?;
+            let (store, notices) =
+                Store::postgres(&url, config.store_pool_size, config.store_notices).await?;
             (store, Vec::new(), Some(notices))
         }
     };

@@ -327,15 +327,16 @@ impl Store {
     }
 
     /// Connects to the PostgreSQL database at `url` (see [`crate::pg`]), migrating its
-    /// schema; returns the store and its change notices.
+    /// schema; returns the store and its change notices (none if `notices` is off).
     ///
     /// # Errors
     /// An unreachable database, a bad URL or a failed migration.
     pub async fn postgres(
         url: &str,
         pool_size: usize,
+        notices: bool,
     ) -> Result<(Store, async_mpsc::UnboundedReceiver<Notice>), StoreError> {
-        let (pg, notices) = PgStore::open(url, pool_size).await?;
+        let (pg, notices) = PgStore::open(url, pool_size, notices).await?;
         Ok((
             Store {
                 inner: Backend::Postgres(Arc::new(pg)),

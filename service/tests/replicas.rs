@@ -1231,12 +1231,30 @@ async fn bots_whose_replica_died_are_played_on_by_another() {
 /// ("this stream fell N events behind").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watched_all_bot_match_streams_every_action_without_a_gap() {
+    watched_all_bot_match(&[]).await;
+}
+
+/// The same without change notices (`--store-notices off`, for databases without
+/// LISTEN/NOTIFY): the watchers' once-a-second poll brings every move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_notices_a_watch_still_gets_every_move_from_its_poll() {
+    watched_all_bot_match(&["--store-notices", "off"]).await;
+}
+
+async fn watched_all_bot_match(extra: &[&str]) {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let servers = replicas(&db, 2, &[]);
-    let seats = [pb::SeatKind::RandomBot; 4];
-    let options = [("target_score", "5000")];
+    let servers = replicas(&db, 2, extra);
+    // IS-MCTS seats take long enough (a background chunk is 50 ms of their moves) that the
+    // Watch starts well before the end and gets bursts of many moves per commit.
+    let seats = [
+        pb::SeatKind::IsmctsBot,
+        pb::SeatKind::RandomBot,
+        pb::SeatKind::IsmctsBot,
+        pb::SeatKind::RandomBot,
+    ];
+    let options = [("target_score", "1500")];
     let sim = Sim::new("jass", &options, 77, &seats);
     let m = create(&mut client(&servers[0]).await, "jass", &options, 77, &seats).await;
     let mut w = stream_client(&servers[1]).await;
@@ -1267,6 +1285,11 @@ async fn a_watched_all_bot_match_streams_every_action_without_a_gap() {
             }
         }
     }
+    eprintln!("the watch got {events} events after its snapshot");
+    assert!(
+        events > 100,
+        "the match ended too soon to test the stream: {events} events"
+    );
     assert_eq!(
         last,
         sim.known[sim.spectator()],
