@@ -501,6 +501,33 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
         Ok(outcomes.iter().map(|a| (a, p)).collect())
     }
 
+    /// The chance outcome at `u` (in `[0, 1)`) of the cumulative distribution of
+    /// [`State::chance_outcomes`], in their order: the first outcome whose running sum of
+    /// probabilities exceeds `u` (the last one if rounding leaves none), without allocating.
+    /// A game that overrides `chance_outcomes` overrides this too.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if this is not a chance node.
+    fn chance_outcome_at(&self, u: f64) -> Result<Action, Error> {
+        if !self.is_chance_node() {
+            return Err(Error::WrongNode(
+                "chance outcomes exist only at a chance node".into(),
+            ));
+        }
+        let outcomes = self.legal_actions();
+        let p = 1.0 / outcomes.len() as f64;
+        let mut acc = 0.0;
+        let mut last = None;
+        for a in outcomes.iter() {
+            acc += p;
+            if u < acc {
+                return Ok(a);
+            }
+            last = Some(a);
+        }
+        last.ok_or_else(|| Error::WrongNode("a chance node without outcomes".into()))
+    }
+
     /// Applies one chance outcome drawn from `rng` with the probabilities of
     /// [`State::chance_outcomes`].
     ///

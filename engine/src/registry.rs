@@ -359,6 +359,14 @@ impl AnyState {
         on_state!(self, s => s.chance_outcomes())
     }
 
+    /// See [`State::chance_outcome_at`].
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`].
+    pub fn chance_outcome_at(&self, u: f64) -> Result<Action, Error> {
+        on_state!(self, s => s.chance_outcome_at(u))
+    }
+
     /// See [`State::apply_random_chance`].
     ///
     /// # Errors

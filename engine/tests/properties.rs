@@ -408,3 +408,38 @@ fn resolve_chance_at_a_player_node_is_an_error_like_apply_random_chance() {
         assert!(state.checked_action_to_string(0).is_ok());
     }
 }
+
+/// `chance_outcome_at(u)` is the outcome at `u` of the cumulative distribution of
+/// `chance_outcomes` (what the service's chance draws rely on), and an error at a player node.
+#[test]
+fn chance_outcome_at_follows_the_chance_outcomes() {
+    for name in list_games() {
+        let game = new_game(name, &Options::new()).expect("defaults");
+        let mut checked = 0;
+        playout(&game, 5, |s, rng| {
+            if s.current_player() != Player::Chance {
+                assert!(
+                    s.chance_outcome_at(0.5).is_err(),
+                    "{name}: not a chance node"
+                );
+                return;
+            }
+            let outcomes = s.chance_outcomes().expect("a chance node");
+            for _ in 0..4 {
+                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                let mut acc = 0.0;
+                let want = outcomes
+                    .iter()
+                    .find(|&&(_, p)| {
+                        acc += p;
+                        u < acc
+                    })
+                    .or(outcomes.last())
+                    .map(|&(a, _)| a);
+                assert_eq!(s.chance_outcome_at(u).ok(), want, "{name} at {u}");
+                checked += 1;
+            }
+        });
+        assert!(checked > 0, "{name}: no chance node met");
+    }
+}

@@ -596,10 +596,9 @@ fn advance(
         let action = match bot {
             None => {
                 let mut rng = SeededRng::new(mix(meta.seed, state.move_number() as u64));
-                match state.chance_outcomes() {
-                    Ok(outcomes) => sample(&outcomes, &mut rng),
-                    Err(_) => None,
-                }
+                // 53 random bits as a uniform float in [0, 1).
+                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                state.chance_outcome_at(u).ok()
             }
             Some((s, bot)) => {
                 let mut rng = SeededRng::new(mix(meta.seed ^ BOT_SALT, state.move_number() as u64));
@@ -625,20 +624,6 @@ fn advance(
         // Cannot fail: unchecked.
         let _ = apply_counted(live, action, false, moves);
     }
-}
-
-/// Draws an outcome with the given probabilities.
-fn sample(outcomes: &[(Action, f64)], rng: &mut SeededRng) -> Option<Action> {
-    // 53 random bits as a uniform float in [0, 1).
-    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-    let mut acc = 0.0;
-    for &(a, p) in outcomes {
-        acc += p;
-        if u < acc {
-            return Some(a);
-        }
-    }
-    outcomes.last().map(|&(a, _)| a)
 }
 
 /// What one request applies to a match: the actions (what the store appends) and, only if
