@@ -1896,6 +1896,30 @@ fn signal(s: &Server, sig: &str) {
     assert!(ok.success(), "kill {sig}");
 }
 
+/// Waits until every thread of `s` is stopped (a group stop completes asynchronously: a
+/// thread running on another core stops at its next entry into the kernel).
+fn wait_stopped(s: &Server) {
+    let tasks = format!("/proc/{}/task", s.child.id());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let all_stopped = std::fs::read_dir(&tasks)
+            .expect("the server's threads")
+            .filter_map(Result::ok)
+            .all(|t| {
+                std::fs::read_to_string(t.path().join("stat")).is_ok_and(|stat| {
+                    // The state follows the command name, which is in parentheses.
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with('T') || rest.starts_with('t'))
+                })
+            });
+        if all_stopped {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// A replica is paused (SIGSTOP) with an Act sent to it and bots it was playing; the other
 /// replica plays the same turn and, after the stalled-bots delay, the bots. When the paused
 /// replica resumes, its out-of-date work is refused by the store (its Act is ABORTED, its
@@ -1926,6 +1950,7 @@ async fn a_paused_replica_that_resumes_cannot_apply_out_of_date_work() {
     );
     let bots = create(&mut p, "jass", &options, 62, &bot_seats).await;
     signal(paused, "-STOP");
+    wait_stopped(paused);
     let paused_at = Instant::now();
     // An Act sent to the paused replica waits in its socket.
     let late = {
