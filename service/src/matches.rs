@@ -900,12 +900,11 @@ impl Hub {
         moves: &Moves,
         snapshot: bool,
     ) -> Result<Ack, ApiError> {
-        let actions: Vec<u32> = moves.actions.clone();
         let change = StoreChange {
             id: &m.meta.id,
             version: m.version,
             from: m.live.state.move_number() as u64,
-            actions: &actions,
+            actions: &moves.actions,
             snapshot,
             stored: &|| stored(&m.meta, live),
             driving: live.status == pb::MatchStatus::Active && bots_to_move(&m.meta, live),
