@@ -388,11 +388,20 @@ fn status_of(stored: i32, terminal: bool) -> pb::MatchStatus {
 /// actions are applied to the cached state, so that its watchers receive each of them as
 /// on one node, followed by the end of the match if it was resigned or aborted.
 fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
-    let state = cardhouse::state_from_bytes(&loaded.stored.state)?;
-    let new = state.history();
+    // Read without replaying: the cached state is the start of the stored one whenever its
+    // game, options and rules version are the same (a match's never change, but a replica
+    // of another release may write another rules version), and only the new actions are
+    // applied (checked).
+    let record = cardhouse::codec::Record::from_bytes(&loaded.stored.state)?;
+    let game = m.live.state.game();
+    // Options are stored as text: compare the games they make.
+    let same_game = record.game == game.name()
+        && record.rules_version == game.rules_version()
+        && cardhouse::new_game(&record.game, &record.options).is_ok_and(|g| g == game);
+    let new = record.history;
     let old = m.live.state.history();
     let mut moves = Moves::new(m.changes.receiver_count() > 0);
-    let mut live = if new.len() >= old.len() && new[..old.len()] == old[..] {
+    let mut live = if same_game && new.len() >= old.len() && new[..old.len()] == old[..] {
         let mut live = m.live.clone();
         for &a in &new[old.len()..] {
             apply_counted(&mut live, a, true, &mut moves)?;
