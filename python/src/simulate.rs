@@ -7,7 +7,7 @@
 
 use cardhouse::Error;
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::{self, mix, num_sides, side_of};
+use cardhouse::bots::arena::{self, mix, num_sides};
 use numpy::PyArray2;
 use pyo3::prelude::*;
 
@@ -61,13 +61,7 @@ pub(crate) fn simulate<'py>(
             (start..stop)
                 .map(|i| {
                     let seed = mix(seed, i);
-                    if duplicate {
-                        arena::play_duplicate(&game, &kinds, seed, &mut || false)
-                            .map(|(totals, _)| side_returns(&totals, n, sides))
-                    } else {
-                        arena::play_match(&game, &kinds, seed, &mut || false)
-                            .map(|s| side_returns(&s.returns(), n, sides))
-                    }
+                    arena::play_unit(&game, &kinds, seed, duplicate, &mut || false)
                 })
                 .collect::<Result<Vec<Vec<f64>>, Error>>()
         })
@@ -77,19 +71,6 @@ pub(crate) fn simulate<'py>(
     }
     PyArray2::from_vec2(py, &rows)
         .map_err(|e| new_err(Kind::Cardhouse, format!("simulation results: {e}")))
-}
-
-/// One seat's return per side: the mean over the side's seats, as `cardhouse simulate`.
-fn side_returns(returns: &[f64], n: usize, sides: usize) -> Vec<f64> {
-    (0..sides)
-        .map(|side| {
-            let seats: Vec<f64> = (0..n)
-                .filter(|&s| side_of(s, n) == side)
-                .map(|s| returns[s])
-                .collect();
-            seats.iter().sum::<f64>() / seats.len().max(1) as f64
-        })
-        .collect()
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

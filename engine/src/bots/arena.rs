@@ -103,3 +103,40 @@ pub fn play_duplicate(
     }
     Ok((totals, states))
 }
+
+/// One unit of a simulation, from `seed`: a match, or with `duplicate` a duplicate set
+/// ([`play_duplicate`]). Returns each side's return (one seat's: the mean over the side's
+/// seats, which share their returns in every game here), summed over the set.
+///
+/// # Errors
+/// As [`play_match`].
+pub fn play_unit(
+    game: &AnyGame,
+    bots: &[BotKind],
+    seed: u64,
+    duplicate: bool,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Vec<f64>, Error> {
+    let n = game.num_players();
+    let returns = if duplicate {
+        play_duplicate(game, bots, seed, stop)?.0
+    } else {
+        play_match(game, bots, seed, stop)?.returns().to_vec()
+    };
+    Ok(side_returns(&returns, n))
+}
+
+/// Each side's return: the mean of its seats' `returns`.
+#[must_use]
+pub fn side_returns(returns: &[f64], players: usize) -> Vec<f64> {
+    (0..num_sides(players))
+        .map(|side| {
+            let (sum, count) = (0..players)
+                .filter(|&s| side_of(s, players) == side)
+                .fold((0.0, 0usize), |(sum, count), s| {
+                    (sum + returns[s], count + 1)
+                });
+            sum / count.max(1) as f64
+        })
+        .collect()
+}

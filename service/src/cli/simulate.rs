@@ -74,13 +74,8 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
                         return;
                     }
                     let seed = mix(sim.seed, i as u64);
-                    let per_side = if sim.duplicate {
-                        arena::play_duplicate(&sim.game, &sim.bots, seed, &mut || false)
-                            .map(|(totals, _)| side_returns(&totals, n, sides))
-                    } else {
-                        arena::play_match(&sim.game, &sim.bots, seed, &mut || false)
-                            .map(|s| side_returns(&s.returns(), n, sides))
-                    };
+                    let per_side =
+                        arena::play_unit(&sim.game, &sim.bots, seed, sim.duplicate, &mut || false);
                     if let Ok(mut r) = results.lock() {
                         r[i] = Some(per_side);
                     }
@@ -135,19 +130,6 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
         matches_played: per_unit.len() * per_unit_matches,
         seconds: start.elapsed().as_secs_f64(),
     })
-}
-
-/// One seat's return per side (seats of a side share their returns in every game here).
-fn side_returns(returns: &[f64], n: usize, sides: usize) -> Vec<f64> {
-    (0..sides)
-        .map(|side| {
-            let seats: Vec<f64> = (0..n)
-                .filter(|&s| side_of(s, n) == side)
-                .map(|s| returns[s])
-                .collect();
-            seats.iter().sum::<f64>() / seats.len().max(1) as f64
-        })
-        .collect()
 }
 
 /// The 95% Wilson score interval of `wins` successes in `n` trials.
