@@ -10,7 +10,6 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
 use crate::error::ApiError;
-use crate::store::{STORED_FORMAT, StoredMatch};
 
 /// The stored form of a token: `sha256:` and 64 hex digits.
 #[must_use]
@@ -41,18 +40,6 @@ pub fn same(a: &str, b: &str) -> bool {
 #[must_use]
 pub fn matches_hash(token: &str, stored: &str) -> bool {
     same(&hash_token(token), stored)
-}
-
-/// Rewrites a format-1 record (tokens in clear) to the current format (hashes).
-pub fn migrate_clear_tokens(m: &mut StoredMatch) {
-    for t in &mut m.seat_tokens {
-        if !t.is_empty() {
-            *t = hash_token(t);
-        }
-    }
-    m.owner_token = hash_token(&m.owner_token);
-    m.spectator_token = hash_token(&m.spectator_token);
-    m.format = STORED_FORMAT;
 }
 
 /// The bearer token of a request.

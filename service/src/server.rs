@@ -2,7 +2,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,19 +24,8 @@ use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
 use crate::response_limit::Limited;
 use crate::shutdown::UntilShutdown;
-use crate::store::{OpenOptions, Store};
-
-/// Where matches are kept.
-#[derive(Clone, Debug)]
-pub enum StoreConfig {
-    /// Nowhere: matches end with the process (tests).
-    Memory,
-    /// An embedded database in this directory (created if missing).
-    Dir(PathBuf),
-    /// A PostgreSQL database (`postgres://user@host:port/dbname`), shared by any number of
-    /// replicas; the server creates and migrates its schema.
-    Postgres(String),
-}
+pub use crate::store::open::StoreConfig;
+use crate::store::open::{OpenSettings, open};
 
 /// Server configuration.
 #[derive(Clone, Debug)]
@@ -49,7 +37,8 @@ pub struct Config {
     /// Watch sees moves made through other replicas at once; off, it sees them within a
     /// second (its poll).
     pub store_notices: bool,
-    /// Salvage a corrupt store instead of refusing to start (see [`OpenOptions::salvage`]).
+    /// Salvage a corrupt store instead of refusing to start (see
+    /// [`crate::store::local::OpenOptions::salvage`]).
     pub salvage: bool,
     /// Largest request or response message, in bytes.
     pub max_message_bytes: usize,
@@ -292,38 +281,23 @@ pub async fn serve_with_ready(
     shutdown: impl Future<Output = ()> + Send + 'static,
     ready: impl FnOnce(Option<SocketAddr>),
 ) -> Result<(), ServeError> {
-    let options = OpenOptions {
+    let settings = OpenSettings {
         salvage: config.salvage,
+        pool_size: config.store_pool_size,
+        notices: config.store_notices,
     };
-    let (store, stored, notices) = match config.store.clone() {
-        StoreConfig::Memory => (Store::memory(), Vec::new(), None),
-        StoreConfig::Dir(dir) => {
-            let (store, stored) =
-                tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??;
-            (store, stored, None)
-        }
-        StoreConfig::Postgres(url) => {
-            let (store, notices) =
-                Store::postgres(&url, config.store_pool_size, config.store_notices).await?;
-            (store, Vec::new(), Some(notices))
-        }
-    };
+    let (store, stored) = open(&config.store, settings).await?;
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;
-    let matches = match MatchesService::new(
-        store.clone(),
-        stored,
-        notices,
-        matches_limits,
-        stopping_rx.clone(),
-    ) {
-        Ok(m) => m,
-        Err(e) => {
-            store.close().await;
-            return Err(ServeError::Resume(e));
-        }
-    };
+    let matches =
+        match MatchesService::new(store.clone(), stored, matches_limits, stopping_rx.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                store.close().await;
+                return Err(ServeError::Resume(e));
+            }
+        };
     let mut engine_limits = config.engine.clone();
     engine_limits.max_response_bytes = config.max_message_bytes;
     let engine = EngineService::new(engine_limits);

@@ -1,0 +1,141 @@
+//! A match to and from its stored form: [`stored`] for writes, [`resume`] when a match is
+//! read from a store, and [`adopt`] when a shared store holds a newer version of a cached one.
+
+use std::sync::Arc;
+
+use crate::clock::now_ms;
+use crate::convert::game_info;
+use crate::error::ApiError;
+use crate::matches::bots::seat_bots;
+use crate::matches::model::{
+    Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, seat_kind,
+    status_of,
+};
+use crate::pb;
+use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
+
+/// The stored form of a match.
+pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
+    StoredMatch {
+        format: STORED_FORMAT,
+        id: meta.id.clone(),
+        state: live.state.to_bytes(),
+        seed: meta.seed,
+        seats: meta.seats.iter().map(|&k| k as i32).collect(),
+        seat_tokens: meta
+            .seat_tokens
+            .iter()
+            .map(|t| t.clone().unwrap_or_default())
+            .collect(),
+        owner_token: meta.owner_token.clone(),
+        spectator_token: meta.spectator_token.clone(),
+        status: live.status as i32,
+        resigned_seat: live.resigned_seat,
+        ended_at_ms: live.ended_at_ms,
+        ismcts_iterations: meta.ismcts_iterations,
+    }
+}
+
+/// A match read from a store: its history replayed (checked) to recount every viewer's
+/// move number.
+pub(super) fn resume(s: StoredMatch) -> Result<Match, ApiError> {
+    if s.format != STORED_FORMAT {
+        return Err(ApiError::Internal(format!(
+            "stored format {} is not {STORED_FORMAT}",
+            s.format
+        )));
+    }
+    let final_state = cardhouse::state_from_bytes(&s.state)?;
+    let game = final_state.game();
+    // Recompute every viewer's move number by replaying the history.
+    let n = game.num_players();
+    let mut known = vec![0u64; n + 1];
+    let mut state = game.new_initial_state();
+    for a in final_state.history() {
+        count_known(&state, a, &mut known);
+        state.apply(a)?;
+    }
+    let seats: Vec<pb::SeatKind> = s.seats.iter().map(|&k| seat_kind(k)).collect();
+    let meta = Meta {
+        id: s.id,
+        game: game_info(&game),
+        seed: s.seed,
+        bots: seat_bots(&seats, s.ismcts_iterations),
+        ismcts_iterations: s.ismcts_iterations,
+        seat_tokens: s
+            .seat_tokens
+            .into_iter()
+            .map(|t| (!t.is_empty()).then_some(t))
+            .collect(),
+        seats,
+        owner_token: s.owner_token,
+        spectator_token: s.spectator_token,
+    };
+    let terminal = state.is_terminal();
+    let live = Live {
+        status: status_of(s.status, terminal),
+        state,
+        resigned_seat: s.resigned_seat,
+        known,
+        ended_at_ms: s.ended_at_ms,
+    };
+    let driving = bots_to_move(&meta, &live);
+    let mut m = Match::new(Arc::new(meta), live, false);
+    if m.live.status == pb::MatchStatus::Active {
+        m.driving = driving;
+    } else if m.live.ended_at_ms == 0 {
+        // Ended before retention was recorded: its retention starts now.
+        m.live.ended_at_ms = now_ms();
+    }
+    Ok(m)
+}
+
+/// Brings cached match `m` up to `loaded` (a newer version in a shared store): the new
+/// actions are applied to the cached state, so that its watchers receive each of them as
+/// on one node, followed by the end of the match if it was resigned or aborted.
+pub(super) fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
+    // Read without replaying: the cached state is the start of the stored one whenever its
+    // game, options and rules version are the same (a match's never change, but a replica
+    // of another release may write another rules version), and only the new actions are
+    // applied (checked).
+    let record = cardhouse::codec::Record::from_bytes(&loaded.stored.state)?;
+    let game = m.live.state.game();
+    // Options are stored as text: compare the games they make.
+    let same_game = record.game == game.name()
+        && record.rules_version == game.rules_version()
+        && cardhouse::new_game(&record.game, &record.options).is_ok_and(|g| g == game);
+    let new = record.history;
+    let old = m.live.state.history();
+    let mut moves = Moves::new(m.watched());
+    let mut live = if same_game && new.len() >= old.len() && new[..old.len()] == old[..] {
+        let mut live = m.live.clone();
+        for &a in &new[old.len()..] {
+            apply_counted(&mut live, a, true, &mut moves)?;
+        }
+        live
+    } else {
+        // Histories only grow; a match replaced wholesale is resumed from scratch (its
+        // watchers see the next change).
+        tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
+        resume(loaded.stored.clone())?.live
+    };
+    let status = status_of(loaded.stored.status, live.state.is_terminal());
+    let ended_early = status != pb::MatchStatus::Active
+        && status != pb::MatchStatus::Finished
+        && live.status == pb::MatchStatus::Active;
+    live.status = status;
+    live.resigned_seat = loaded.stored.resigned_seat;
+    live.ended_at_ms = loaded.stored.ended_at_ms;
+    if ended_early && moves.record {
+        moves.changes.push(Change::Ended {
+            after: live.clone(),
+        });
+    }
+    m.live = live;
+    m.version = loaded.version;
+    m.stale = false;
+    for c in moves.into_changes() {
+        let _ = m.changes.send(Arc::new(c));
+    }
+    Ok(())
+}
