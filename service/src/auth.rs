@@ -66,6 +66,16 @@ pub fn bearer(md: &MetadataMap) -> Result<String, ApiError> {
     Ok(token.trim().to_owned())
 }
 
+/// Whether the request carries `credential` (`None`: nobody does) as its bearer token,
+/// compared in constant time.
+#[must_use]
+pub fn is_operator(md: &MetadataMap, credential: Option<&str>) -> bool {
+    match (credential, bearer(md)) {
+        (Some(required), Ok(token)) => matches_hash(&token, &hash_token(required)),
+        _ => false,
+    }
+}
+
 /// A request's bearer token checked against a configured credential (`None`: open).
 ///
 /// # Errors

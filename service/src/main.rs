@@ -18,7 +18,7 @@ use std::time::Duration;
 use cardhouse_server::cli;
 use cardhouse_server::connections::ConnectionLimits;
 use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
-use cardhouse_server::matches::MatchLimits;
+use cardhouse_server::matches::{AllBotMatches, MatchLimits};
 use cardhouse_server::server::serve_with_ready;
 use cardhouse_server::{Config, StoreConfig};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -105,6 +105,14 @@ enum OnOff {
     Off,
 }
 
+/// Who may create a match whose every seat is a bot.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum AllBotMode {
+    Allow,
+    Deny,
+    Operator,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum LogFormat {
     Text,
@@ -172,6 +180,38 @@ struct ServeArgs {
     /// abandoned (then kept for the retention period).
     #[arg(long, env = "CARDHOUSE_ABANDON_SECS", default_value_t = 30 * 24 * 3600)]
     abandon_secs: u64,
+    /// Threads that play bots in the background, shared by every match (at a lower
+    /// priority than requests). Default: the number of cores.
+    #[arg(long, env = "CARDHOUSE_BOT_WORKERS")]
+    bot_workers: Option<usize>,
+    /// Most IS-MCTS iterations a bot may spend on one move, whatever its match asks
+    /// (CreateMatch refuses more).
+    #[arg(long, env = "CARDHOUSE_MAX_ISMCTS_ITERATIONS", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_ismcts_iterations: u32,
+    /// Most milliseconds a bot may think about one move (it then plays its best so far).
+    #[arg(long, env = "CARDHOUSE_BOT_MOVE_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    bot_move_ms: u64,
+    /// Most actions in one match (chance, bots and seats): a match that reaches it is
+    /// aborted, so no match costs more work than this.
+    #[arg(long, env = "CARDHOUSE_MAX_MATCH_ACTIONS", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_match_actions: u64,
+    /// Matches whose every seat is a bot: `allow`, `deny`, or `operator` (only with the
+    /// operator credential).
+    #[arg(
+        long,
+        env = "CARDHOUSE_ALL_BOT_MATCHES",
+        value_enum,
+        default_value = "allow"
+    )]
+    all_bot_matches: AllBotMode,
+    /// The operator credential: serves `cardhouse.v1.Admin` (list, abort and export any
+    /// match; `cardhouse admin`) to requests carrying `authorization: Bearer <this>`.
+    /// Off when unset.
+    #[arg(long, env = "CARDHOUSE_OPERATOR_TOKEN", hide_env_values = true)]
+    operator_token: Option<String>,
     /// Most states in one Engine.BatchStep request.
     #[arg(long, env = "CARDHOUSE_MAX_BATCH_STATES", default_value_t = 100_000)]
     max_batch_states: usize,
@@ -368,6 +408,19 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             create_token: args.create_token.filter(|t| !t.is_empty()),
             retention: Duration::from_secs(args.retention_secs),
             abandon_after: Duration::from_secs(args.abandon_secs),
+            bot_workers: args
+                .bot_workers
+                .unwrap_or(MatchLimits::default().bot_workers)
+                .max(1),
+            max_ismcts_iterations: args.max_ismcts_iterations,
+            bot_move_time: Duration::from_millis(args.bot_move_ms),
+            max_match_actions: args.max_match_actions,
+            all_bot_matches: match args.all_bot_matches {
+                AllBotMode::Allow => AllBotMatches::Allow,
+                AllBotMode::Deny => AllBotMatches::Deny,
+                AllBotMode::Operator => AllBotMatches::Operator,
+            },
+            operator_token: args.operator_token.filter(|t| !t.is_empty()),
             ..MatchLimits::default()
         },
         shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),

@@ -349,6 +349,7 @@ pub async fn serve_with_ready(
     let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
     let signal = {
         let health = health.clone();
+        let bots = matches.clone();
         async move {
             shutdown.await;
             let _ = signalled_tx.send(());
@@ -363,6 +364,8 @@ pub async fn serve_with_ready(
                 .set_service_status("", tonic_health::ServingStatus::NotServing)
                 .await;
             let _ = stopping_tx.send(true);
+            // Thinking bots stop now; their moves are not committed.
+            bots.stop_bots();
         }
     };
     let in_flight = InFlight::default();

@@ -1,8 +1,11 @@
-//! The matches in memory, each behind its own lock: found by id, loaded from a shared store
-//! when missing, revalidated against it before use, and forgotten when idle or deleted.
+//! The matches in memory, each behind its own lock: found by id, loaded from the store when
+//! missing (a shared store's, or an ended match of an exclusive one), revalidated against a
+//! shared store before use, and forgotten when ended, idle or deleted. Only live matches
+//! stay: an ended match leaves memory once nobody watches it (an exclusive store keeps an
+//! index of them for retention, a few dozen bytes each).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex as StdMutex, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
@@ -10,6 +13,7 @@ use tokio::sync::Mutex;
 use crate::error::{ApiError, guard};
 use crate::matches::model::Match;
 use crate::matches::stored::{adopt, resume};
+use crate::pb;
 use crate::store::{Newer, Store, StoreError};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
@@ -23,15 +27,28 @@ pub(super) type Entry = Arc<Mutex<Match>>;
 #[derive(Debug)]
 pub(super) struct Cache {
     table: RwLock<HashMap<String, Entry>>,
+    /// An exclusive store's ended matches (id → when they ended, Unix milliseconds), in
+    /// memory or not: what retention looks at. A shared store sweeps itself.
+    ended: StdMutex<HashMap<String, u64>>,
     store: Store,
+    /// IS-MCTS iterations a bot may spend on a move (matches read back are held to it).
+    max_iterations: u32,
 }
 
 impl Cache {
-    /// A cache holding `matches` (an exclusive store's, read at open), over `store`.
-    pub(super) fn new(matches: HashMap<String, Entry>, store: Store) -> Cache {
+    /// A cache holding `matches` (an exclusive store's live ones, read at open) and the
+    /// index of its `ended` ones, over `store`.
+    pub(super) fn new(
+        matches: HashMap<String, Entry>,
+        ended: HashMap<String, u64>,
+        store: Store,
+        max_iterations: u32,
+    ) -> Cache {
         Cache {
             table: RwLock::new(matches),
+            ended: StdMutex::new(ended),
             store,
+            max_iterations,
         }
     }
 
@@ -67,23 +84,30 @@ impl Cache {
         Ok(())
     }
 
-    /// Match `id`: from memory, or else (a shared store) loaded from the store. A shared
-    /// store's match must still be revalidated ([`Cache::fresh`]) once locked.
+    /// Match `id`: from memory, or else loaded from the store (a shared store's, or an
+    /// ended match of an exclusive one). A shared store's match must still be revalidated
+    /// ([`Cache::fresh`]) once locked.
     pub(super) async fn get(&self, id: &str) -> Result<Entry, ApiError> {
         if let Some(m) = self.cached(id)? {
             return Ok(m);
         }
-        let Some(shared) = self.store.shared() else {
+        let mut m = if let Some(shared) = self.store.shared() {
+            let Newer::Changed(loaded) = shared.load(id, None).await.map_err(unavailable)? else {
+                return Err(ApiError::MatchNotFound(id.to_owned()));
+            };
+            let version = loaded.version;
+            let mut m = resume(loaded.stored, self.max_iterations)?;
+            m.version = version;
+            m
+        } else if self.has_ended(id) {
+            let stored = self.store.load_stored(id).await.map_err(unavailable)?;
+            let stored = stored.ok_or_else(|| ApiError::MatchNotFound(id.to_owned()))?;
+            resume(stored, self.max_iterations)?
+        } else {
             return Err(ApiError::MatchNotFound(id.to_owned()));
         };
-        let Newer::Changed(loaded) = shared.load(id, None).await.map_err(unavailable)? else {
-            return Err(ApiError::MatchNotFound(id.to_owned()));
-        };
-        let version = loaded.version;
-        let mut m = resume(loaded.stored)?;
         // Whoever plays its bots, it is not this process yet (see `replicas::poll`).
         m.driving = false;
-        m.version = version;
         let mut table = self
             .table
             .write()
@@ -106,7 +130,7 @@ impl Cache {
         let known = (!m.stale).then_some(m.version);
         match shared.load(&m.meta.id, known).await.map_err(unavailable)? {
             Newer::Same => Ok(()),
-            Newer::Changed(loaded) => guard(|| adopt(m, loaded)),
+            Newer::Changed(loaded) => guard(|| adopt(m, loaded, self.max_iterations)),
             Newer::Gone => {
                 self.forget(&m.meta.id);
                 Err(ApiError::MatchNotFound(m.meta.id.clone()))
@@ -131,15 +155,73 @@ impl Cache {
     }
 
     /// Drops cached matches that nobody watches, no task of ours plays, and no request used
-    /// for [`CACHE_IDLE`] (a shared store reloads them when they are asked for again).
+    /// for [`CACHE_IDLE`]: a shared store's (reloaded when they are asked for again) and
+    /// ended ones (read back from the store). An exclusive store's live matches stay: its
+    /// memory is their truth.
     pub(super) fn forget_idle(&self) {
+        let shared = self.store.is_shared();
+        let persistent = self.store.is_persistent();
         let Ok(mut table) = self.table.write() else {
             return;
         };
         table.retain(|_, m| match m.try_lock() {
-            Ok(m) => m.driving || m.watched() || m.used.elapsed() < CACHE_IDLE,
+            Ok(m) => {
+                let ended = m.live.status != pb::MatchStatus::Active;
+                if ended && !shared {
+                    self.index_ended(&m);
+                }
+                let evictable = shared || (ended && persistent);
+                !evictable || m.driving || m.watched() || m.used.elapsed() < CACHE_IDLE
+            }
             Err(_) => true,
         });
+    }
+
+    /// After a change of `m` was committed: an ended match is indexed for retention and,
+    /// unless someone watches it, leaves memory when the store keeps its record.
+    pub(super) fn settle(&self, m: &Match) {
+        if m.live.status == pb::MatchStatus::Active {
+            return;
+        }
+        if !self.store.is_shared() {
+            self.index_ended(m);
+        }
+        if self.store.is_persistent() && !m.watched() {
+            self.forget(&m.meta.id);
+        }
+    }
+
+    /// Adds ended match `m` to the retention index.
+    fn index_ended(&self, m: &Match) {
+        if let Ok(mut ended) = self.ended.lock() {
+            ended.insert(m.meta.id.clone(), m.live.ended_at_ms);
+        }
+    }
+
+    /// Whether the retention index holds `id`.
+    fn has_ended(&self, id: &str) -> bool {
+        self.ended.lock().is_ok_and(|e| e.contains_key(id))
+    }
+
+    /// The indexed ended matches that ended before `before_ms`.
+    pub(super) fn expired(&self, before_ms: u64) -> Vec<String> {
+        self.ended.lock().map_or_else(
+            |_| Vec::new(),
+            |e| {
+                e.iter()
+                    .filter(|&(_, &at)| at < before_ms)
+                    .map(|(id, _)| id.clone())
+                    .collect()
+            },
+        )
+    }
+
+    /// Removes `id` from memory and from the retention index (it was deleted).
+    pub(super) fn remove(&self, id: &str) {
+        self.forget(id);
+        if let Ok(mut ended) = self.ended.lock() {
+            ended.remove(id);
+        }
     }
 }
 

@@ -8,24 +8,28 @@ use cardhouse::AnyGame;
 use crate::auth::hash_token;
 use crate::convert::{game_info, options_from_pb};
 use crate::error::{ApiError, guard};
-use crate::matches::bots::{advance, seat_bots};
+use crate::matches::bots::{Chunk, advance, enforce_length, seat_bots};
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
+use crate::matches::limits::AllBotMatches;
 use crate::matches::model::{Live, Match, Meta, Moves, seat_kind};
 use crate::matches::stored::stored;
 use crate::matches::views::{Role, match_view};
 use crate::pb;
 use crate::store::StoreError;
 
-/// Creates a match (the caller checked the create credential).
+/// Creates a match (the caller checked the create credential; `operator`: the request
+/// carries the operator credential).
 ///
 /// # Errors
-/// A bad game, option, seat list or bot budget (`INVALID_ARGUMENT`), the match limit
+/// A bad game, option, seat list or bot budget (`INVALID_ARGUMENT`), an all-bot match where
+/// the server does not allow one (`PERMISSION_DENIED`), the match limit
 /// (`RESOURCE_EXHAUSTED`), or a store that failed.
 pub(super) async fn create(
     hub: &Arc<Hub>,
     req: pb::CreateMatchRequest,
+    operator: bool,
 ) -> Result<pb::CreateMatchResponse, ApiError> {
     writable(&hub.store)?;
     let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
@@ -51,15 +55,37 @@ pub(super) async fn create(
             })
             .collect::<Result<_, _>>()?
     };
+    let max_iterations = hub.limits.max_ismcts_iterations;
     let ismcts_iterations = match req.ismcts_iterations {
         None => 0,
-        Some(n @ 1..=100_000) => n,
+        Some(n) if (1..=max_iterations).contains(&n) => n,
         Some(n) => {
             return Err(ApiError::InvalidArgument(format!(
-                "`ismcts_iterations` {n} is out of range: 1 to 100000 (or leave it unset)"
+                "`ismcts_iterations` {n} is out of range: this server allows 1 to \
+                 {max_iterations} (or leave it unset for the game's default, {})",
+                game.default_ismcts_iterations().min(max_iterations)
             )));
         }
     };
+    if !seats.contains(&pb::SeatKind::Human) {
+        match hub.limits.all_bot_matches {
+            AllBotMatches::Allow => {}
+            AllBotMatches::Operator if operator => {}
+            AllBotMatches::Operator => {
+                return Err(ApiError::PermissionDenied(
+                    "a match whose every seat is a bot needs the operator credential on this \
+                     server (`authorization: Bearer <operator token>`); give at least one \
+                     seat to a human",
+                ));
+            }
+            AllBotMatches::Deny => {
+                return Err(ApiError::PermissionDenied(
+                    "this server does not create matches whose every seat is a bot; give at \
+                     least one seat to a human",
+                ));
+            }
+        }
+    }
     let reservation = hub.admission.reserve()?;
     let seed = match req.seed {
         Some(s) => s,
@@ -78,7 +104,7 @@ pub(super) async fn create(
         id: random_hex()?,
         game: game_info(&game),
         seed,
-        bots: seat_bots(&seats, ismcts_iterations),
+        bots: seat_bots(&seats, &game, ismcts_iterations, max_iterations),
         ismcts_iterations,
         seats,
         seat_tokens: seat_tokens
@@ -95,16 +121,13 @@ pub(super) async fn create(
         known: vec![0; n + 1],
         ended_at_ms: 0,
     };
+    let max_total = hub.limits.max_match_actions;
+    let mut moves = Moves::new(false);
     let more = guard(|| {
-        Ok(advance(
-            &meta,
-            &mut live,
-            &mut Moves::new(false),
-            hub.limits.inline_bot_actions,
-            None,
-            false,
-        ))
+        let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
+        Ok(advance(&meta, &mut live, &mut moves, &mut chunk))
     })?;
+    let more = more && !enforce_length(&mut live, &mut moves, max_total);
     let created = hub.store.submit_create(
         &stored(&meta, &live),
         live.state.move_number() as u64,

@@ -11,7 +11,7 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::auth::{bearer, check_credential};
+use crate::auth::{bearer, check_credential, is_operator};
 use crate::error::ApiError;
 use crate::matches::create::create;
 use crate::matches::play::{act, end, get_view};
@@ -44,13 +44,18 @@ impl Matches for MatchesService {
     ) -> Reply<pb::CreateMatchResponse> {
         let hub = Arc::clone(&self.hub);
         let (md, _, req) = req.into_parts();
-        check_credential(
-            &md,
-            hub.limits.create_token.as_deref(),
-            "this server needs its create credential to create matches \
-             (`authorization: Bearer <token>`)",
-        )?;
-        let created = detached(async move { create(&hub, req).await }).await?;
+        // The operator may create any match; others need the create credential if the
+        // server has one.
+        let operator = is_operator(&md, hub.limits.operator_token.as_deref());
+        if !operator {
+            check_credential(
+                &md,
+                hub.limits.create_token.as_deref(),
+                "this server needs its create credential to create matches \
+                 (`authorization: Bearer <token>`)",
+            )?;
+        }
+        let created = detached(async move { create(&hub, req, operator).await }).await?;
         Ok(Response::new(created))
     }
 

@@ -1,11 +1,12 @@
 //! The shared state every request of the Matches service works on ([`Hub`]): the cache, the
-//! admission count, the store, the limits and the shutdown signal.
+//! admission count, the store, the bot workers, the limits and the shutdown signal.
 
 use tokio::sync::watch;
 
 use crate::matches::admission::Admission;
 use crate::matches::cache::Cache;
 use crate::matches::limits::MatchLimits;
+use crate::matches::pool::BotPool;
 use crate::store::Store;
 
 /// The shared state of the Matches service.
@@ -14,6 +15,7 @@ pub(super) struct Hub {
     pub(super) cache: Cache,
     pub(super) admission: Admission,
     pub(super) store: Store,
+    pub(super) pool: BotPool,
     pub(super) limits: MatchLimits,
     /// Becomes true when the server shuts down (Watch streams end).
     pub(super) shutdown: watch::Receiver<bool>,

@@ -49,6 +49,7 @@ mod hub;
 mod limits;
 mod model;
 mod play;
+mod pool;
 mod records;
 mod replicas;
 mod retention;
@@ -57,5 +58,5 @@ mod stored;
 mod views;
 mod watch;
 
-pub use limits::MatchLimits;
+pub use limits::{AllBotMatches, MatchLimits};
 pub use service::MatchesService;

@@ -3,6 +3,7 @@
 //! broadcast to watchers as [`Change`]s), with the counting of each viewer's move number.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
@@ -51,8 +52,8 @@ pub(super) enum Change {
     /// however many actions (a background chunk of bot moves holds up to
     /// `driver::CHUNK_ACTIONS`), and one state in memory rather than one per action.
     Actions { before: Live, actions: Vec<Action> },
-    /// The match ended by resignation or abort.
-    Ended { after: Live },
+    /// The match ended early (resignation, abort, or its length limit), as `text` says.
+    Ended { after: Live, text: String },
 }
 
 /// A match as the service caches it, behind its own lock.
@@ -72,6 +73,13 @@ pub(super) struct Match {
     pub(super) stale: bool,
     /// When a request last used the cached match (a shared store's cache forgets idle ones).
     pub(super) used: Instant,
+    /// Set to stop the bot thinking about this match's next move (its job then commits
+    /// nothing): a resignation or an abort sets it.
+    pub(super) thinking: Option<Arc<AtomicBool>>,
+    /// Bot work this process spent on the match: bot and chance actions played in the
+    /// background, and the time their chunks took.
+    pub(super) bot_actions: u64,
+    pub(super) bot_micros: u64,
 }
 
 impl Match {
@@ -86,6 +94,16 @@ impl Match {
             version: 0,
             stale: false,
             used: Instant::now(),
+            thinking: None,
+            bot_actions: 0,
+            bot_micros: 0,
+        }
+    }
+
+    /// Stops the bot thinking about this match, if one is.
+    pub(super) fn cancel_thinking(&mut self) {
+        if let Some(flag) = self.thinking.take() {
+            flag.store(true, Ordering::Release);
         }
     }
 
@@ -213,4 +231,12 @@ pub(super) fn status_name(s: pb::MatchStatus) -> &'static str {
 /// A client's seat kind, as stored (unknown values are `Unspecified`).
 pub(super) fn seat_kind(k: i32) -> pb::SeatKind {
     pb::SeatKind::try_from(k).unwrap_or(pb::SeatKind::Unspecified)
+}
+
+/// The event text of a match that ended early at `live` (resigned or aborted).
+pub(super) fn ended_text(live: &Live) -> String {
+    match live.resigned_seat {
+        Some(s) => format!("seat {s} resigned"),
+        None => "the match was aborted".to_owned(),
+    }
 }

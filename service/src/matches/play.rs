@@ -8,11 +8,11 @@ use cardhouse::Player;
 
 use crate::clock::now_ms;
 use crate::error::{ApiError, guard};
-use crate::matches::bots::advance;
+use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::commit::{PendingCommit, commit, submit, writable};
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
-use crate::matches::model::{Change, Live, Match, Moves, apply_counted, status_name};
+use crate::matches::model::{Change, Live, Match, Moves, apply_counted, ended_text, status_name};
 use crate::matches::views::{Role, match_view, match_view_with, role_of};
 use crate::pb;
 use crate::store::Store;
@@ -93,6 +93,7 @@ pub(super) async fn act(
             m.driving = true;
             drive(hub, m.meta.id.clone());
         }
+        hub.cache.settle(&m);
         return view;
     }
     Err(ApiError::Conflict)
@@ -140,11 +141,13 @@ fn prepare_act(
     };
     let mut live = m.live.clone();
     let mut moves = Moves::new(m.watched());
-    let inline = hub.limits.inline_bot_actions;
+    let max_total = hub.limits.max_match_actions;
     let more = guard(|| {
         apply_counted(&mut live, action, true, &mut moves)?;
-        Ok(advance(&m.meta, &mut live, &mut moves, inline, None, false))
+        let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
+        Ok(advance(&m.meta, &mut live, &mut moves, &mut chunk))
     })?;
+    let more = more && !enforce_length(&mut live, &mut moves, max_total);
     Ok((live, moves, more))
 }
 
@@ -209,7 +212,9 @@ pub(super) async fn end(
         }
     }
     tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
-    guard(|| match_view(&m.meta, &m.live, role))
+    let view = guard(|| match_view(&m.meta, &m.live, role));
+    hub.cache.settle(&m);
+    view
 }
 
 /// Ends an active match with `status`, durably.
@@ -219,12 +224,14 @@ pub(super) async fn finish(
     status: pb::MatchStatus,
     resigned: Option<u32>,
 ) -> Result<(), ApiError> {
+    m.cancel_thinking();
     let mut live = m.live.clone();
     live.status = status;
     live.resigned_seat = resigned;
     live.ended_at_ms = now_ms();
     let moves = Moves {
         changes: vec![Change::Ended {
+            text: ended_text(&live),
             after: live.clone(),
         }],
         ..Moves::default()

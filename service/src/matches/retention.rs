@@ -16,30 +16,32 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
     if let Some(shared) = hub.store.shared() {
         return sweep_shared(hub, shared).await;
     }
-    let all = hub.cache.collect(|id, m| Some((id.clone(), Arc::clone(m))));
-    let now = now_ms();
+    let live = hub.cache.collect(|id, m| Some((id.clone(), Arc::clone(m))));
+    for (id, m) in live {
+        let mut m = m.lock().await;
+        if m.live.status != pb::MatchStatus::Active
+            || m.touched.elapsed() < hub.limits.abandon_after
+            || m.driving
+        {
+            continue;
+        }
+        if writable(&hub.store).is_err() {
+            return 0;
+        }
+        tracing::info!(match_id = %id, "aborting an abandoned match");
+        if finish(&hub.store, &mut m, pb::MatchStatus::Aborted, None)
+            .await
+            .is_err()
+        {
+            return 0;
+        }
+        hub.cache.settle(&m);
+    }
+    // Ended matches idle in memory leave it (and are indexed for retention).
+    hub.cache.forget_idle();
     let retention = hub.limits.retention.as_millis() as u64;
     let mut removed = 0;
-    for (id, m) in all {
-        let mut m = m.lock().await;
-        if m.live.status == pb::MatchStatus::Active {
-            if m.touched.elapsed() >= hub.limits.abandon_after && !m.driving {
-                if writable(&hub.store).is_err() {
-                    return removed;
-                }
-                tracing::info!(match_id = %id, "aborting an abandoned match");
-                if finish(&hub.store, &mut m, pb::MatchStatus::Aborted, None)
-                    .await
-                    .is_err()
-                {
-                    return removed;
-                }
-            }
-            continue;
-        }
-        if now.saturating_sub(m.live.ended_at_ms) < retention {
-            continue;
-        }
+    for id in hub.cache.expired(now_ms().saturating_sub(retention)) {
         let deleted = match hub.store.submit_delete(&id) {
             Ok(ack) => ack.wait().await,
             Err(e) => Err(e),
@@ -47,9 +49,11 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
         if deleted.is_err() {
             return removed;
         }
-        // End its watchers' streams; later requests find no match.
-        m.live.status = pb::MatchStatus::Aborted;
-        hub.cache.forget(&id);
+        // A copy still in memory ends its watchers' streams; later requests find no match.
+        if let Ok(Some(m)) = hub.cache.cached(&id) {
+            m.lock().await.live.status = pb::MatchStatus::Aborted;
+        }
+        hub.cache.remove(&id);
         hub.admission.release();
         removed += 1;
         tracing::info!(match_id = %id, "removed an ended match after its retention period");

@@ -7,15 +7,19 @@ use std::sync::Arc;
 
 use tokio::sync::{Mutex, watch};
 
+use crate::clock::now_ms;
 use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::Cache;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
+use crate::matches::model::status_of;
+use crate::matches::pool::BotPool;
 use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
+use crate::pb;
 use crate::store::{Store, StoredMatch};
 
 /// The Matches service.
@@ -36,29 +40,56 @@ impl MatchesService {
         limits: MatchLimits,
         shutdown: watch::Receiver<bool>,
     ) -> Result<MatchesService, ApiError> {
-        let mut matches = HashMap::with_capacity(stored.len());
+        let held = stored.len();
+        let mut matches = HashMap::new();
+        let mut ended = HashMap::new();
         let mut driving = Vec::new();
         for s in stored {
             let id = s.id.clone();
-            let m = resume(s).map_err(|e| ApiError::Internal(format!("match {id}: {e}")))?;
+            // Ended matches stay in the store (read back when asked for): only indexed.
+            if status_of(s.status, false) != pb::MatchStatus::Active {
+                // Ended before retention was recorded: its retention starts now.
+                let at = if s.ended_at_ms == 0 {
+                    now_ms()
+                } else {
+                    s.ended_at_ms
+                };
+                ended.insert(id, at);
+                continue;
+            }
+            let m = resume(s, limits.max_ismcts_iterations)
+                .map_err(|e| ApiError::Internal(format!("match {id}: {e}")))?;
+            if m.live.status != pb::MatchStatus::Active {
+                ended.insert(id, m.live.ended_at_ms);
+                continue;
+            }
             if m.driving {
                 driving.push(id.clone());
             }
             matches.insert(id, Arc::new(Mutex::new(m)));
         }
         tracing::info!(
-            matches = matches.len(),
+            live = matches.len(),
+            ended = ended.len(),
             persistent = store.is_persistent(),
             "matches loaded"
         );
-        let admission = Admission::new(matches.len(), limits.max_matches, store.is_shared());
+        let pool = BotPool::start(limits.bot_workers).map_err(ApiError::Internal)?;
+        let admission = Admission::new(held, limits.max_matches, store.is_shared());
         let hub = Arc::new(Hub {
-            cache: Cache::new(matches, store.clone()),
+            cache: Cache::new(matches, ended, store.clone(), limits.max_ismcts_iterations),
             admission,
             store,
+            pool,
             limits,
             shutdown,
         });
+        tracing::info!(
+            bot_workers = hub.pool.workers(),
+            max_ismcts_iterations = hub.limits.max_ismcts_iterations,
+            max_match_actions = hub.limits.max_match_actions,
+            "bot workers started"
+        );
         // Matches whose bots were still playing when the server stopped play on.
         for id in driving {
             drive(&hub, id);
@@ -71,6 +102,12 @@ impl MatchesService {
     /// many matches were removed. The server calls it periodically.
     pub async fn sweep(&self) -> usize {
         sweep(&self.hub).await
+    }
+
+    /// Stops the bot workers (the server is shutting down): thinking bots stop at their
+    /// next check, and their chunks are not committed.
+    pub fn stop_bots(&self) {
+        self.hub.pool.stop();
     }
 
     /// Whether the service must stop taking changes (its store failed).

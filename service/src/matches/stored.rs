@@ -8,8 +8,8 @@ use crate::convert::game_info;
 use crate::error::ApiError;
 use crate::matches::bots::seat_bots;
 use crate::matches::model::{
-    Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, seat_kind,
-    status_of,
+    Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
+    seat_kind, status_of,
 };
 use crate::pb;
 use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
@@ -37,8 +37,8 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
 }
 
 /// A match read from a store: its history replayed (checked) to recount every viewer's
-/// move number.
-pub(super) fn resume(s: StoredMatch) -> Result<Match, ApiError> {
+/// move number; its IS-MCTS bots held to `max_iterations` a move.
+pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, ApiError> {
     if s.format != STORED_FORMAT {
         return Err(ApiError::Internal(format!(
             "stored format {} is not {STORED_FORMAT}",
@@ -60,7 +60,7 @@ pub(super) fn resume(s: StoredMatch) -> Result<Match, ApiError> {
         id: s.id,
         game: game_info(&game),
         seed: s.seed,
-        bots: seat_bots(&seats, s.ismcts_iterations),
+        bots: seat_bots(&seats, &game, s.ismcts_iterations, max_iterations),
         ismcts_iterations: s.ismcts_iterations,
         seat_tokens: s
             .seat_tokens
@@ -93,7 +93,7 @@ pub(super) fn resume(s: StoredMatch) -> Result<Match, ApiError> {
 /// Brings cached match `m` up to `loaded` (a newer version in a shared store): the new
 /// actions are applied to the cached state, so that its watchers receive each of them as
 /// on one node, followed by the end of the match if it was resigned or aborted.
-pub(super) fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
+pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Result<(), ApiError> {
     // Read without replaying: the cached state is the start of the stored one whenever its
     // game, options and rules version are the same (a match's never change, but a replica
     // of another release may write another rules version), and only the new actions are
@@ -117,7 +117,7 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
         // Histories only grow; a match replaced wholesale is resumed from scratch (its
         // watchers see the next change).
         tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
-        resume(loaded.stored.clone())?.live
+        resume(loaded.stored.clone(), max_iterations)?.live
     };
     let status = status_of(loaded.stored.status, live.state.is_terminal());
     let ended_early = status != pb::MatchStatus::Active
@@ -128,6 +128,7 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded) -> Result<(), ApiError> {
     live.ended_at_ms = loaded.stored.ended_at_ms;
     if ended_early && moves.record {
         moves.changes.push(Change::Ended {
+            text: ended_text(&live),
             after: live.clone(),
         });
     }

@@ -123,12 +123,8 @@ async fn send_change(
             }
             false
         }
-        Change::Ended { after } => {
-            let text = match after.resigned_seat {
-                Some(s) => format!("seat {s} resigned"),
-                None => "the match was aborted".to_owned(),
-            };
-            match guard(|| event(meta, role, None, text, after)) {
+        Change::Ended { after, text } => {
+            match guard(|| event(meta, role, None, text.clone(), after)) {
                 Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
                 Err(e) => {
                     let _ = tx.send(Err(e.into())).await;

@@ -35,9 +35,10 @@
 //! # Exclusive and shared stores
 //!
 //! An **exclusive** store (memory, a data directory) is written by this process only: every
-//! match is read once, at open, and from then on the match service's memory is the truth.
-//! The service sweeps that memory itself (abandonment, retention) and deletes through
-//! [`MatchStore::submit_delete`].
+//! match is read once, at open, and from then on the match service's memory is the truth
+//! for live matches. Ended matches leave that memory and are read back on demand
+//! ([`MatchStore::load_stored`]). The service sweeps itself (abandonment, retention) and
+//! deletes through [`MatchStore::submit_delete`].
 //!
 //! A **shared** store ([`MatchStore::shared`] returns its [`SharedStore`] side) is written by
 //! other replicas too. Its matches are loaded on demand and revalidated before they are
@@ -257,6 +258,21 @@ pub trait MatchStore: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// If the store's writer is gone.
     fn submit_delete(&self, id: &str) -> Result<Ack, StoreError>;
+
+    /// A stored match, read back: an exclusive store's ended matches leave the match
+    /// service's memory and are read again from here when asked for. `None` if the store
+    /// holds no such match (or keeps nothing). A shared store's matches are read through
+    /// [`SharedStore::load`] instead.
+    ///
+    /// # Errors
+    /// The backend's; stored data that does not decode ([`StoreError::Corrupt`]).
+    fn load_stored<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<StoredMatch>, StoreError>> {
+        let _ = id;
+        Box::pin(async { Ok(None) })
+    }
 
     /// Finishes the writes already queued and lets go of the store's files or connections;
     /// later writes fail. Called once the server has stopped, so that the same store can be

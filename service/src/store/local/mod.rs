@@ -53,8 +53,12 @@ mod recover;
 mod writer;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use redb::{Database, ReadableDatabase};
 
 pub use layout::OpenOptions;
+use layout::{DATABASE, MATCHES, db_error};
 use log::LogEntry;
 use writer::{Write, Writes};
 
@@ -63,6 +67,9 @@ use crate::store::{Ack, Change, MatchStore, StoreError, StoreFuture, StoredMatch
 /// The data-directory store.
 pub struct LocalStore {
     writes: Writes,
+    /// The database, for reading ended matches back (`None` once closed, so that the file
+    /// closes with the writer).
+    reader: Mutex<Option<Arc<Database>>>,
 }
 
 impl std::fmt::Debug for LocalStore {
@@ -86,8 +93,13 @@ impl LocalStore {
         options: OpenOptions,
     ) -> Result<(LocalStore, Vec<StoredMatch>), StoreError> {
         let (db, log, stored) = recover::open_dir(dir, options)?;
-        let writes = Writes::start(db, log)?;
-        Ok((LocalStore { writes }, stored))
+        let db = Arc::new(db);
+        let writes = Writes::start(Arc::clone(&db), log)?;
+        let store = LocalStore {
+            writes,
+            reader: Mutex::new(Some(db)),
+        };
+        Ok((store, stored))
     }
 
     /// Queues the write of the header and state snapshot of `m`.
@@ -140,7 +152,43 @@ impl MatchStore for LocalStore {
         self.writes.submit(Write::Delete { key: id.to_owned() })
     }
 
+    fn load_stored<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<StoredMatch>, StoreError>> {
+        let db = self.reader.lock().ok().and_then(|r| r.clone());
+        let id = id.to_owned();
+        Box::pin(async move {
+            let Some(db) = db else {
+                return Err(StoreError::WriterGone);
+            };
+            tokio::task::spawn_blocking(move || read_header(&db, &id))
+                .await
+                .map_err(|e| StoreError::Failed {
+                    what: format!("reading a match: {e}"),
+                })?
+        })
+    }
+
     fn close(&self) -> StoreFuture<'_, ()> {
+        if let Ok(mut reader) = self.reader.lock() {
+            reader.take();
+        }
         Box::pin(self.writes.close())
     }
+}
+
+/// Match `id`'s header and snapshot as committed.
+fn read_header(db: &Database, id: &str) -> Result<Option<StoredMatch>, StoreError> {
+    let txn = db.begin_read().map_err(db_error)?;
+    let table = txn.open_table(MATCHES).map_err(db_error)?;
+    let Some(value) = table.get(id).map_err(db_error)? else {
+        return Ok(None);
+    };
+    let stored: StoredMatch =
+        prost::Message::decode(value.value()).map_err(|e| StoreError::Corrupt {
+            path: DATABASE.into(),
+            what: format!("match {id} does not decode: {e}"),
+        })?;
+    Ok(Some(stored))
 }

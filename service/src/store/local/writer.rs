@@ -45,7 +45,7 @@ impl Writes {
     ///
     /// # Panics
     /// Outside a Tokio runtime.
-    pub(crate) fn start(db: Database, log: MoveLog) -> Result<Writes, StoreError> {
+    pub(crate) fn start(db: Arc<Database>, log: MoveLog) -> Result<Writes, StoreError> {
         let failed = Arc::new(AtomicBool::new(false));
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let writer_failed = Arc::clone(&failed);
@@ -200,7 +200,7 @@ const WRITER_GONE: &str = "the match store's writer thread has stopped";
 
 /// The writer thread: makes each batch durable, in order, and closes the database file when
 /// told to (or when the committer task is gone).
-fn writer(db: Database, mut log: MoveLog, jobs: &mpsc::Receiver<Job>, failed: &AtomicBool) {
+fn writer(db: Arc<Database>, mut log: MoveLog, jobs: &mpsc::Receiver<Job>, failed: &AtomicBool) {
     let closed = loop {
         match jobs.recv() {
             Ok(Job::Commit { writes, done }) => {
