@@ -43,6 +43,48 @@ enum Command {
     Simulate(SimulateArgs),
     /// Play a game in the terminal against bots.
     Play(PlayArgs),
+    /// Operator commands against a running server (needs its --operator-token): list
+    /// matches with the bot work they cost, abort one, export a record as JSON.
+    Admin(AdminArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct AdminArgs {
+    /// The server (`http://host:port`).
+    #[arg(
+        long,
+        env = "CARDHOUSE_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    server: String,
+    /// The server's operator credential.
+    #[arg(long, env = "CARDHOUSE_OPERATOR_TOKEN", hide_env_values = true)]
+    token: String,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// The live matches (with --ended, the ended ones kept too) and the bot workers.
+    List {
+        /// Ended matches too.
+        #[arg(long)]
+        ended: bool,
+        /// One JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Abort a match (its bots stop thinking).
+    Abort {
+        /// The match id.
+        match_id: String,
+    },
+    /// Print a match's whole record (every card) as JSON.
+    Export {
+        /// The match id.
+        match_id: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -137,6 +179,10 @@ struct ServeArgs {
         hide_env_values = true
     )]
     store: Option<String>,
+    /// MiB of the data directory's database the server keeps in memory (its page cache).
+    #[arg(long, env = "CARDHOUSE_STORE_CACHE_MB", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    store_cache_mb: u64,
     /// Connections each server keeps to the PostgreSQL store (with --store).
     #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
     store_pool_size: usize,
@@ -253,6 +299,23 @@ fn main() -> ExitCode {
         Command::Serve(args) => run(args),
         Command::Simulate(args) => simulate(&args),
         Command::Play(args) => play(&args),
+        Command::Admin(args) => admin(args),
+    }
+}
+
+fn admin(args: AdminArgs) -> ExitCode {
+    use cardhouse_server::cli::admin::{Request, run};
+    let request = match args.command {
+        AdminCommand::List { ended, json } => Request::List { ended, json },
+        AdminCommand::Abort { match_id } => Request::Abort { id: match_id },
+        AdminCommand::Export { match_id } => Request::Export { id: match_id },
+    };
+    match run(&args.server, &args.token, request) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
     }
 }
 
@@ -388,6 +451,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             StoreConfig::Dir(args.data_dir)
         },
         store_pool_size: args.store_pool_size,
+        store_cache_bytes: (args.store_cache_mb as usize) << 20,
         store_notices: matches!(args.store_notices, OnOff::On),
         salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,

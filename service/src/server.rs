@@ -19,7 +19,8 @@ use tonic_health::server::HealthService;
 
 use crate::connections::{ConnectionLimits, incoming};
 use crate::engine_service::{EngineAccess, EngineLimits, EngineService};
-use crate::matches::{MatchLimits, MatchesService};
+use crate::matches::{AdminService, MatchLimits, MatchesService};
+use crate::pb::admin_server::AdminServer;
 use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
 use crate::response_limit::Limited;
@@ -33,6 +34,8 @@ pub struct Config {
     pub store: StoreConfig,
     /// Connections to a PostgreSQL store ([`StoreConfig::Postgres`]).
     pub store_pool_size: usize,
+    /// A data directory's page cache, in bytes ([`StoreConfig::Dir`]).
+    pub store_cache_bytes: usize,
     /// A PostgreSQL store: send and listen for change notices (`LISTEN`/`NOTIFY`), so that a
     /// Watch sees moves made through other replicas at once; off, it sees them within a
     /// second (its poll).
@@ -65,6 +68,7 @@ impl Default for Config {
         Config {
             store: StoreConfig::Memory,
             store_pool_size: 16,
+            store_cache_bytes: crate::store::local::DEFAULT_CACHE_BYTES,
             store_notices: true,
             salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
@@ -283,6 +287,7 @@ pub async fn serve_with_ready(
 ) -> Result<(), ServeError> {
     let settings = OpenSettings {
         salvage: config.salvage,
+        cache_bytes: config.store_cache_bytes,
         pool_size: config.store_pool_size,
         notices: config.store_notices,
     };
@@ -304,6 +309,9 @@ pub async fn serve_with_ready(
 
     let (health, _) = tonic_health::server::health_reporter();
     health.set_serving::<MatchesServer<MatchesService>>().await;
+    if config.matches.operator_token.is_some() {
+        health.set_serving::<AdminServer<AdminService>>().await;
+    }
     let engine_served = !matches!(config.engine_access, EngineAccess::Off);
     if engine_served {
         health.set_serving::<EngineServer<EngineService>>().await;
@@ -378,6 +386,12 @@ pub async fn serve_with_ready(
             move |req: Request<()>| access.check(req),
         )
     });
+    // The operator's surface, only with an operator credential.
+    let admin_server = config.matches.operator_token.is_some().then(|| {
+        AdminServer::new(AdminService::new(&matches))
+            .max_decoding_message_size(limit)
+            .max_encoding_message_size(limit)
+    });
     let server = Server::builder()
         .max_concurrent_streams(config.max_concurrent_streams)
         .http2_keepalive_interval(Some(config.keepalive_interval))
@@ -388,6 +402,7 @@ pub async fn serve_with_ready(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_optional_service(engine_server)
+        .add_optional_service(admin_server)
         .add_service(
             MatchesServer::new(Limited {
                 inner: matches,

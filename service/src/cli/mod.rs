@@ -1,6 +1,7 @@
-//! The `cardhouse simulate` and `cardhouse play` commands (the `serve` command is the
-//! server itself, in `main.rs`).
+//! The `cardhouse simulate`, `cardhouse play` and `cardhouse admin` commands (the `serve`
+//! command is the server itself, in `main.rs`).
 
+pub mod admin;
 pub mod play;
 pub mod simulate;
 

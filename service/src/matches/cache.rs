@@ -20,6 +20,45 @@ use crate::store::{Newer, Store, StoreError};
 /// dropped from memory.
 const CACHE_IDLE: Duration = Duration::from_secs(60);
 
+/// What the retention index keeps of an ended match (a few dozen bytes).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ended {
+    /// When it ended (Unix milliseconds).
+    pub(super) at_ms: u64,
+    pub(super) status: pb::MatchStatus,
+    /// Its game (empty if it ended before this process started) and length.
+    pub(super) game: &'static str,
+    pub(super) actions: u64,
+    /// Bot work this process spent on it.
+    pub(super) bot_actions: u64,
+    pub(super) bot_micros: u64,
+}
+
+impl Ended {
+    /// A match read back at start: when and how it ended.
+    pub(super) fn stored(at_ms: u64, status: pb::MatchStatus) -> Ended {
+        Ended {
+            at_ms,
+            status,
+            game: "",
+            actions: 0,
+            bot_actions: 0,
+            bot_micros: 0,
+        }
+    }
+
+    fn of(m: &Match) -> Ended {
+        Ended {
+            at_ms: m.live.ended_at_ms,
+            status: m.live.status,
+            game: m.live.state.game().name(),
+            actions: m.live.state.move_number() as u64,
+            bot_actions: m.bot_actions,
+            bot_micros: m.bot_micros,
+        }
+    }
+}
+
 /// One match in memory, behind its lock.
 pub(super) type Entry = Arc<Mutex<Match>>;
 
@@ -27,9 +66,9 @@ pub(super) type Entry = Arc<Mutex<Match>>;
 #[derive(Debug)]
 pub(super) struct Cache {
     table: RwLock<HashMap<String, Entry>>,
-    /// An exclusive store's ended matches (id → when they ended, Unix milliseconds), in
-    /// memory or not: what retention looks at. A shared store sweeps itself.
-    ended: StdMutex<HashMap<String, u64>>,
+    /// An exclusive store's ended matches, in memory or not: what retention and the
+    /// operator's listing look at. A shared store sweeps itself.
+    ended: StdMutex<HashMap<String, Ended>>,
     store: Store,
     /// IS-MCTS iterations a bot may spend on a move (matches read back are held to it).
     max_iterations: u32,
@@ -40,7 +79,7 @@ impl Cache {
     /// index of its `ended` ones, over `store`.
     pub(super) fn new(
         matches: HashMap<String, Entry>,
-        ended: HashMap<String, u64>,
+        ended: HashMap<String, Ended>,
         store: Store,
         max_iterations: u32,
     ) -> Cache {
@@ -194,7 +233,7 @@ impl Cache {
     /// Adds ended match `m` to the retention index.
     fn index_ended(&self, m: &Match) {
         if let Ok(mut ended) = self.ended.lock() {
-            ended.insert(m.meta.id.clone(), m.live.ended_at_ms);
+            ended.insert(m.meta.id.clone(), Ended::of(m));
         }
     }
 
@@ -209,10 +248,18 @@ impl Cache {
             |_| Vec::new(),
             |e| {
                 e.iter()
-                    .filter(|&(_, &at)| at < before_ms)
+                    .filter(|&(_, e)| e.at_ms < before_ms)
                     .map(|(id, _)| id.clone())
                     .collect()
             },
+        )
+    }
+
+    /// The retention index.
+    pub(super) fn ended_index(&self) -> Vec<(String, Ended)> {
+        self.ended.lock().map_or_else(
+            |_| Vec::new(),
+            |e| e.iter().map(|(id, &e)| (id.clone(), e)).collect(),
         )
     }
 

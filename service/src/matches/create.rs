@@ -127,7 +127,8 @@ pub(super) async fn create(
         let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
         Ok(advance(&meta, &mut live, &mut moves, &mut chunk))
     })?;
-    let more = more && !enforce_length(&mut live, &mut moves, max_total);
+    let capped = enforce_length(&mut live, &mut moves, max_total);
+    let more = more && !capped;
     let created = hub.store.submit_create(
         &stored(&meta, &live),
         live.state.move_number() as u64,

@@ -87,7 +87,7 @@ impl Matches for MatchesService {
     async fn get_record(&self, req: Request<pb::GetRecordRequest>) -> Reply<pb::GetRecordResponse> {
         let token = bearer(req.metadata())?;
         Ok(Response::new(
-            record(&self.hub, &token, req.get_ref()).await?,
+            record(&self.hub, Some(&token), req.get_ref()).await?,
         ))
     }
 

@@ -8,12 +8,14 @@
 //! | file | owns | may call |
 //! |---|---|---|
 //! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | the request files |
+//! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `play`, `records` |
 //! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention` |
 //! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `views` |
 //! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views` |
 //! | `records.rs` | `GetRecord` | `views` |
 //! | `watch.rs` | `Watch`: each stream's task and its events | `views` |
-//! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `commit` |
+//! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `commit`, `pool` |
+//! | `pool.rs` | the bot worker threads, one job per match in turn | — |
 //! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `play::finish` |
 //! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver` |
 //! | `hub.rs` | the state every request shares | `cache`, `admission` |
@@ -38,6 +40,7 @@
 //! **Logging.** Logs name the match, the seat and the move number, never an action's text or
 //! id (a card played is public, but a card dealt or a private declaration is not).
 
+mod admin;
 mod admission;
 mod bots;
 mod cache;
@@ -58,5 +61,6 @@ mod stored;
 mod views;
 mod watch;
 
+pub use admin::AdminService;
 pub use limits::{AllBotMatches, MatchLimits};
 pub use service::MatchesService;

@@ -147,7 +147,8 @@ fn prepare_act(
         let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
         Ok(advance(&m.meta, &mut live, &mut moves, &mut chunk))
     })?;
-    let more = more && !enforce_length(&mut live, &mut moves, max_total);
+    let capped = enforce_length(&mut live, &mut moves, max_total);
+    let more = more && !capped;
     Ok((live, moves, more))
 }
 
@@ -199,22 +200,37 @@ pub(super) async fn end(
             ));
         }
     };
+    end_match(hub, &mut m, status, resigned).await?;
+    let view = guard(|| match_view(&m.meta, &m.live, role));
+    hub.cache.settle(&m);
+    view
+}
+
+/// Ends active match `m` early with `status` (resigned: `resigned` names the seat),
+/// durably; retried on a shared store's conflict against the reloaded match.
+///
+/// # Errors
+/// `FAILED_PRECONDITION` if the match already ended; a store failure.
+pub(super) async fn end_match(
+    hub: &Hub,
+    m: &mut Match,
+    status: pb::MatchStatus,
+    resigned: Option<u32>,
+) -> Result<(), ApiError> {
     for attempt in 0.. {
         if m.live.status != pb::MatchStatus::Active {
             return Err(ApiError::MatchOver(status_name(m.live.status)));
         }
         writable(&hub.store)?;
-        match finish(&hub.store, &mut m, status, resigned).await {
+        match finish(&hub.store, m, status, resigned).await {
             Ok(()) => break,
             // Another replica changed the match first: check again on the new state.
-            Err(ApiError::Conflict) if attempt < 3 => hub.cache.reload(&mut m).await?,
+            Err(ApiError::Conflict) if attempt < 3 => hub.cache.reload(m).await?,
             Err(e) => return Err(e),
         }
     }
     tracing::info!(match_id = %m.meta.id, status = status_name(status), "match ended early");
-    let view = guard(|| match_view(&m.meta, &m.live, role));
-    hub.cache.settle(&m);
-    view
+    Ok(())
 }
 
 /// Ends an active match with `status`, durably.

@@ -1,17 +1,19 @@
 //! The bot workers: a fixed number of threads (`--bot-workers`), shared by every match,
 //! taking jobs in the order they came (one job is one chunk of one match's bot and chance
 //! moves, and a match queues its next chunk only after the last one was committed, so
-//! matches take turns and none starves another). The threads run at a lower scheduling
-//! priority than the request threads, so a human's request is never queued behind bot work
-//! and is served first when both want a core.
+//! matches take turns and none starves another). The threads run at the lowest priority of
+//! the normal scheduler (`nice` 19; on Linux also `SCHED_BATCH`, so a bot that wakes never
+//! preempts a request thread), so a human's request is never queued behind bot work and is
+//! served first when both want a core. Not `SCHED_IDLE`: a bot thread starved while holding
+//! one of the runtime's locks (it hands its results to the runtime) would stall requests.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// How much less the bot threads weigh with the scheduler (Linux `nice`, 0 to 19).
-const BOT_NICENESS: i32 = 15;
+/// How much less the bot threads weigh with the scheduler (`nice`, 0 to 19).
+const BOT_NICENESS: i32 = 19;
 
 /// One chunk of bot work.
 type Job = Box<dyn FnOnce() + Send>;
@@ -152,10 +154,22 @@ fn work(queue: &(Mutex<Queue>, Condvar)) {
     }
 }
 
-/// Makes the calling thread yield to the request threads (`nice` [`BOT_NICENESS`] on Linux;
-/// elsewhere nothing).
+/// Makes the calling thread yield to the request threads: `SCHED_BATCH` on Linux, and
+/// `nice` [`BOT_NICENESS`].
 fn lower_priority() {
     #[cfg(target_os = "linux")]
+    {
+        use thread_priority::{
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+            set_thread_priority_and_policy, thread_native_id,
+        };
+        let batch = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Batch);
+        let priority = ThreadPriority::Crossplatform(0.try_into().unwrap_or_default());
+        if let Err(e) = set_thread_priority_and_policy(thread_native_id(), priority, batch) {
+            tracing::warn!(error = ?e, "cannot put a bot worker in the batch class");
+        }
+    }
+    #[cfg(unix)]
     {
         let tid = rustix::thread::gettid();
         if let Err(e) = rustix::process::setpriority_process(Some(tid), BOT_NICENESS) {

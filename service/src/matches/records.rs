@@ -1,5 +1,6 @@
 //! `GetRecord`: the whole record of an ended match, for every token of the match (once a
-//! match has ended, everything in it is public to its participants).
+//! match has ended, everything in it is public to its participants), and the operator's
+//! export of any match.
 
 use std::sync::Arc;
 
@@ -12,20 +13,23 @@ use crate::matches::views::role_of;
 use crate::pb;
 
 /// `GetRecord`: the steps of an ended match from `from_step`, paged to fit the response
-/// limit, with its final omniscient view and state bytes.
+/// limit, with its final omniscient view and state bytes. With `token`, for a token of the
+/// match, once it ended; without, for the operator, at any time.
 pub(super) async fn record(
     hub: &Hub,
-    token: &str,
+    token: Option<&str>,
     req: &pb::GetRecordRequest,
 ) -> Result<pb::GetRecordResponse, ApiError> {
     let m = hub.cache.get(&req.match_id).await?;
     let (meta, live) = {
         let mut m = m.lock().await;
-        role_of(&m.meta, token)?;
+        if let Some(token) = token {
+            role_of(&m.meta, token)?;
+        }
         hub.cache.fresh(&mut m).await?;
         (Arc::clone(&m.meta), m.live.clone())
     };
-    if live.status == pb::MatchStatus::Active {
+    if token.is_some() && live.status == pb::MatchStatus::Active {
         return Err(ApiError::MatchRunning);
     }
     let limit = hub.limits.max_response_bytes;

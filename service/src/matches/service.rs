@@ -10,7 +10,7 @@ use tokio::sync::{Mutex, watch};
 use crate::clock::now_ms;
 use crate::error::ApiError;
 use crate::matches::admission::Admission;
-use crate::matches::cache::Cache;
+use crate::matches::cache::{Cache, Ended};
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
@@ -47,20 +47,21 @@ impl MatchesService {
         for s in stored {
             let id = s.id.clone();
             // Ended matches stay in the store (read back when asked for): only indexed.
-            if status_of(s.status, false) != pb::MatchStatus::Active {
+            let status = status_of(s.status, false);
+            if status != pb::MatchStatus::Active {
                 // Ended before retention was recorded: its retention starts now.
                 let at = if s.ended_at_ms == 0 {
                     now_ms()
                 } else {
                     s.ended_at_ms
                 };
-                ended.insert(id, at);
+                ended.insert(id, Ended::stored(at, status));
                 continue;
             }
             let m = resume(s, limits.max_ismcts_iterations)
                 .map_err(|e| ApiError::Internal(format!("match {id}: {e}")))?;
             if m.live.status != pb::MatchStatus::Active {
-                ended.insert(id, m.live.ended_at_ms);
+                ended.insert(id, Ended::stored(m.live.ended_at_ms, m.live.status));
                 continue;
             }
             if m.driving {

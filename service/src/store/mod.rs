@@ -318,6 +318,24 @@ pub struct Swept {
     pub deleted: Vec<String>,
 }
 
+/// One match as [`SharedStore::list`] shows it.
+#[derive(Debug)]
+pub struct Listed {
+    pub id: String,
+    /// Game name (empty if the stored state does not say).
+    pub game: String,
+    /// `pb::SeatKind` per seat.
+    pub seats: Vec<i32>,
+    /// `pb::MatchStatus`.
+    pub status: i32,
+    /// Actions in the match's history.
+    pub actions: u64,
+    /// Bots or chance are to move.
+    pub driving: bool,
+    /// When the match ended (Unix milliseconds); 0 while active.
+    pub ended_at_ms: u64,
+}
+
 /// The side of a store that other processes write too (see the module docs).
 pub trait SharedStore: Send + Sync {
     /// Match `id` if its version is not `known` (`None`: whatever its version), in one
@@ -359,6 +377,18 @@ pub trait SharedStore: Send + Sync {
         abandoned_before: u64,
         ended_before: u64,
     ) -> StoreFuture<'_, Result<Swept, StoreError>>;
+
+    /// Up to `limit` matches with ids after `after`, in id order (active ones only unless
+    /// `include_ended`): for the operator's listing.
+    ///
+    /// # Errors
+    /// The database's.
+    fn list<'a>(
+        &'a self,
+        after: &'a str,
+        limit: usize,
+        include_ended: bool,
+    ) -> StoreFuture<'a, Result<Vec<Listed>, StoreError>>;
 
     /// The notices of changes made through other replicas, once (later calls: `None`);
     /// `None` too if the store sends none (then a poll is the only way to learn of them).

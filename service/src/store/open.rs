@@ -26,6 +26,8 @@ pub struct OpenSettings {
     /// A data directory: salvage a corrupt one instead of refusing to start (see
     /// [`OpenOptions::salvage`]).
     pub salvage: bool,
+    /// A data directory: the database's page cache, in bytes.
+    pub cache_bytes: usize,
     /// PostgreSQL: connections in the pool.
     pub pool_size: usize,
     /// PostgreSQL: send and listen for change notices (`LISTEN`/`NOTIFY`).
@@ -47,6 +49,7 @@ pub async fn open(
         StoreConfig::Dir(dir) => {
             let options = OpenOptions {
                 salvage: settings.salvage,
+                cache_bytes: settings.cache_bytes,
             };
             let (store, stored) =
                 tokio::task::spawn_blocking(move || LocalStore::open(&dir, options))

@@ -23,12 +23,33 @@ pub(crate) const MOVE_LOG: &str = "moves.log";
 pub(crate) const LOG_MAGIC: &[u8; 8] = b"CHLOG2\n\0";
 
 /// How to open a data directory.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct OpenOptions {
     /// Instead of refusing to start on corruption, keep what is consistent (the log up to the
     /// first bad record, the matches the database holds, each match up to its first bad
     /// entry) and log each thing dropped. For an operator who has read the error first.
     pub salvage: bool,
+    /// The database's page cache, in bytes: the most memory it keeps of the file.
+    pub cache_bytes: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            salvage: false,
+            cache_bytes: DEFAULT_CACHE_BYTES,
+        }
+    }
+}
+
+/// The database's page cache unless configured (redb's own default is 1 GiB).
+pub const DEFAULT_CACHE_BYTES: usize = 32 << 20;
+
+/// A database builder with the configured page cache.
+pub(crate) fn builder(options: OpenOptions) -> redb::Builder {
+    let mut b = Database::builder();
+    b.set_cache_size(options.cache_bytes);
+    b
 }
 
 /// A database error as the store reports it.

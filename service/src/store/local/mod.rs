@@ -57,8 +57,8 @@ use std::sync::{Arc, Mutex};
 
 use redb::{Database, ReadableDatabase};
 
-pub use layout::OpenOptions;
 use layout::{DATABASE, MATCHES, db_error};
+pub use layout::{DEFAULT_CACHE_BYTES, OpenOptions};
 use log::LogEntry;
 use writer::{Write, Writes};
 

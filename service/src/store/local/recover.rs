@@ -7,8 +7,8 @@ use std::path::Path;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
 use crate::store::local::layout::{
-    COMMITS, DATABASE, MATCHES, META, MOVE_LOG, MOVES, OpenOptions, SALVAGE_HINT, db_error,
-    owner_only, read_commits,
+    COMMITS, DATABASE, MATCHES, META, MOVE_LOG, MOVES, OpenOptions, SALVAGE_HINT, builder,
+    db_error, owner_only, read_commits,
 };
 use crate::store::local::log::{LogEntry, MoveLog};
 use crate::store::{StoreError, StoredMatch};
@@ -53,9 +53,11 @@ pub(crate) fn open_dir(
         tracing::warn!(path = %db_path.display(), "salvage: {what}; its entries are dropped");
     }
     let db = if db_len.is_some_and(|n| n > 0) {
-        Database::open(&db_path).map_err(|e| corrupt(&db_path, format!("cannot open: {e}")))?
+        builder(options)
+            .open(&db_path)
+            .map_err(|e| corrupt(&db_path, format!("cannot open: {e}")))?
     } else {
-        Database::create(&db_path).map_err(db_error)?
+        builder(options).create(&db_path).map_err(db_error)?
     };
     owner_only(&db_path, 0o600).map_err(dir_err)?;
     // Make sure the tables exist so that the reader never sees them missing.

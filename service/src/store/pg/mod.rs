@@ -55,11 +55,11 @@ use tokio::sync::{mpsc, watch};
 use tokio_postgres::NoTls;
 
 use crate::store::{
-    Ack, Change, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture, StoredMatch,
-    Swept,
+    Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
+    StoredMatch, Swept,
 };
 use pool::Db;
-use sql::{ACTIVE, Row, STALLED, VERSIONS, as_i64, as_u64, failed};
+use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
 
 /// A connection pool to the database, and the listening task.
 pub struct PgStore {
@@ -241,6 +241,39 @@ impl SharedStore for PgStore {
         ended_before: u64,
     ) -> StoreFuture<'_, Result<Swept, StoreError>> {
         Box::pin(self.db.sweep(now_ms, abandoned_before, ended_before))
+    }
+
+    fn list<'a>(
+        &'a self,
+        after: &'a str,
+        limit: usize,
+        include_ended: bool,
+    ) -> StoreFuture<'a, Result<Vec<Listed>, StoreError>> {
+        Box::pin(async move {
+            let limit = as_i64(limit as u64);
+            let rows = self
+                .db
+                .read(LIST, &[&after, &limit, &include_ended])
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let header: Vec<u8> = r.get(1);
+                    let seats = prost::Message::decode(header.as_slice())
+                        .map_or_else(|_| Vec::new(), |h: StoredMatch| h.seats);
+                    let prefix: Vec<u8> = r.get(2);
+                    Listed {
+                        id: r.get(0),
+                        game: game_name(&prefix).unwrap_or_default(),
+                        seats,
+                        status: r.get(3),
+                        actions: as_u64(r.get(4)),
+                        driving: r.get(5),
+                        ended_at_ms: as_u64(r.get(6)),
+                    }
+                })
+                .collect())
+        })
     }
 
     fn take_notices(&self) -> Option<mpsc::UnboundedReceiver<Notice>> {

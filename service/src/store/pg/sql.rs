@@ -36,6 +36,12 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
+/// Matches in id order after `$1`, at most `$2`, active ones only unless `$3`; the first
+/// bytes of the state (enough for the game's name).
+pub(crate) const LIST: &str = "SELECT id, header, substring(state from 1 for 80), status, \
+                               move_number, driving, ended_at_ms FROM matches \
+                               WHERE id > $1 AND ($3 OR status = 1) ORDER BY id LIMIT $2";
+
 /// The mutable columns of a match, as one change leaves them.
 #[derive(Debug)]
 pub(crate) struct Row<'a> {
@@ -97,4 +103,15 @@ pub(crate) fn header_bytes(m: &StoredMatch) -> Vec<u8> {
         ..m.clone()
     };
     prost::Message::encode_to_vec(&header)
+}
+
+/// The game's name at the start of a state's bytes (`cardhouse::codec`'s layout: the magic,
+/// the format byte, then the name's length and UTF-8), or `None`.
+pub(crate) fn game_name(prefix: &[u8]) -> Option<String> {
+    let rest = prefix.strip_prefix(cardhouse::codec::MAGIC)?.get(1..)?;
+    let (&len, rest) = rest.split_first()?;
+    // Names are short: a one-byte varint.
+    (len < 0x80).then_some(())?;
+    let name = rest.get(..usize::from(len))?;
+    String::from_utf8(name.to_vec()).ok()
 }
