@@ -260,7 +260,10 @@ mod tests {
         std::fs::write(dir.path().join(MOVE_LOG), bytes).expect("write");
         let mut log = MoveLog::open(dir.path()).expect("open");
         Ok(log
-            .read_all(OpenOptions { salvage })?
+            .read_all(OpenOptions {
+                salvage,
+                ..OpenOptions::default()
+            })?
             .into_iter()
             .map(|(_, r)| r)
             .collect())
