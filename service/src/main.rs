@@ -37,7 +37,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve cardhouse.v1 (Engine, Matches), health and reflection until SIGINT/SIGTERM.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Play bots against bots on every core and report win rates with 95% confidence
     /// intervals.
     Simulate(SimulateArgs),
@@ -296,7 +296,7 @@ struct ServeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => run(args),
+        Command::Serve(args) => run(*args),
         Command::Simulate(args) => simulate(&args),
         Command::Play(args) => play(&args),
         Command::Admin(args) => admin(args),
