@@ -10,9 +10,8 @@ use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Player, SeededRng};
 use pyo3::prelude::*;
 
+use crate::classes::{PyGame, PyState};
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
-use crate::state::PyState;
 
 /// A bot: decides for one seat from what that seat knows only (never from hidden cards),
 /// deterministically for its seed and the sequence of calls.

@@ -1,31 +1,12 @@
 //! `cardhouse.Game`: a validated game configuration, and the module-level registry functions.
 
-use cardhouse::{AnyGame, OptionKind};
+use cardhouse::OptionKind;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
+use crate::classes::{PyGame, PyState};
 use crate::convert::{options_from_dict, options_to_dict};
 use crate::errors::ResultExt;
-use crate::state::PyState;
-
-/// A game with validated options: fixed sizes and the factory of initial states.
-///
-/// Create one with ``cardhouse.new_game(name, **options)`` (or ``Game(name, options)``).
-/// Options are the snake_case names of the game's rules file; missing options take their
-/// defaults, and ``options`` lists every option with its effective value.
-///
-/// Args:
-///     name: a registered game name (see ``cardhouse.list_games()``).
-///     options: option name to value (bool, int or str); None for all defaults.
-///
-/// Raises:
-///     UnknownGameError: the name is not registered.
-///     InvalidOptionError: an unknown option key or a value the option does not allow.
-#[pyclass(module = "cardhouse", name = "Game", frozen, eq, hash)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PyGame {
-    pub(crate) game: AnyGame,
-}
 
 #[pymethods]
 impl PyGame {

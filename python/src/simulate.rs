@@ -11,8 +11,8 @@ use cardhouse::bots::arena::{self, mix, num_sides};
 use numpy::PyArray2;
 use pyo3::prelude::*;
 
+use crate::classes::PyGame;
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
 
 /// Plays matches ``start`` to ``stop - 1`` (or duplicate sets with ``duplicate``) of
 /// ``game`` with ``bots[s]`` on seat ``s``; returns a float64 array of shape

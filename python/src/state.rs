@@ -1,46 +1,14 @@
 //! `cardhouse.State`: one position of a game, with the State API of the engine.
 
-use cardhouse::{AnyState, Viewer};
+use cardhouse::Viewer;
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::convert::{RngSource, json_to_py, seat};
+use crate::classes::{PyGame, PyState};
+use crate::convert::{json_to_py, seat};
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
-
-/// A position in a game: who acts, the legal actions, observations and views per seat,
-/// returns, history; ``apply`` moves it on (checked: a bad action raises and leaves the
-/// state unchanged).
-///
-/// Get one from ``Game.new_initial_state()`` (a chance node: resolve the deal with
-/// ``resolve_chance(seed)``), from ``clone()``, or by decoding ``to_bytes()`` / ``to_json()``
-/// output. States pickle (through ``to_bytes``) and copy.
-///
-/// Player ids follow OpenSpiel: ``current_player`` is a seat (0 to ``num_players - 1``),
-/// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
-/// Two states are ``==`` when they are the same position of the same game with the same
-/// history; states are mutable, so they are not hashable.
-#[pyclass(module = "cardhouse", name = "State", eq)]
-#[derive(Clone, Debug, PartialEq)]
-pub struct PyState {
-    pub(crate) state: AnyState,
-    /// Cached from the game: size of the player action space.
-    space: usize,
-    /// Cached from the game: number of seats.
-    players: usize,
-}
-
-impl PyState {
-    pub(crate) fn new(state: AnyState) -> PyState {
-        let game = state.game();
-        PyState {
-            space: game.num_distinct_actions(),
-            players: game.num_players(),
-            state,
-        }
-    }
-}
+use crate::rng::RngSource;
 
 fn viewer(seat_arg: Option<i64>, omniscient: bool, players: usize) -> PyResult<Viewer> {
     match (seat_arg, omniscient) {

@@ -5,10 +5,10 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArray
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::convert::{options_from_dict, seed_u64};
+use crate::classes::{PyGame, PyState};
+use crate::convert::options_from_dict;
 use crate::errors::{Kind, ResultExt, new_err, to_py_with};
-use crate::game::PyGame;
-use crate::state::PyState;
+use crate::rng::seed_u64;
 
 /// SplitMix64 finalizer.
 const fn mix(mut z: u64) -> u64 {
