@@ -1,5 +1,7 @@
 //! The structured view of a state for one viewer, and the text forms of actions.
 
+use std::fmt;
+
 use serde::Serialize;
 
 use super::play::{QJ, named_index, named_lead, points};
@@ -39,7 +41,7 @@ pub struct AvinasView {
     /// Declarer, once known.
     pub declarer: Option<usize>,
     /// Trump, once fixed.
-    #[serde(serialize_with = "super::suit_name")]
+    #[serde(serialize_with = "super::scoring::suit_name")]
     pub trump: Option<Suit>,
     /// Sevens game: number of face-up Sevens `b`.
     pub base: u32,
@@ -582,4 +584,45 @@ pub(super) fn observation_string(s: &AvinasState, seat: usize) -> Result<String,
         }
     }
     Ok(out)
+}
+
+impl fmt::Display for AvinasState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "avinas deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(k) = self.kind {
+            write!(f, " {k:?}")?;
+        }
+        if let Some(t) = self.trump() {
+            write!(f, " trump {}", t.name())?;
+        }
+        writeln!(
+            f,
+            " rams {}:{} pips {}:{}",
+            self.rams[0], self.rams[1], self.pips[0], self.pips[1]
+        )?;
+        for s in 0..4 {
+            writeln!(f, "  seat {s}: {}", to_cards(self.hands[s]))?;
+        }
+        if self.phase == Phase::Play {
+            let t = usize::from(self.trick_no);
+            let trick: Vec<String> = self.tricks[t][..usize::from(self.trick_len)]
+                .iter()
+                .filter_map(|&c| action_card(Action::from(c)).map(|c| c.to_string()))
+                .collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                t + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -1,4 +1,7 @@
-//! The structured view of a state for one viewer, and the text forms of actions.
+//! The structured view of a state for one viewer, the text forms of actions and the debug
+//! display of a state.
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -504,4 +507,33 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
         }
     }
     Ok(out)
+}
+
+impl fmt::Display for CribbageState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cribbage {}p deal {} dealer {} {:?} scores {:?}",
+            self.n(),
+            self.deal_no + 1,
+            self.dealer,
+            self.phase,
+            self.scores()
+        )?;
+        if let Some(s) = self.starter {
+            write!(f, " starter {s}")?;
+        }
+        writeln!(f)?;
+        for s in 0..usize::from(self.n()) {
+            writeln!(
+                f,
+                "  seat {s}: {} (discarded {})",
+                self.hands[s], self.discards[s]
+            )?;
+        }
+        if self.phase == Phase::Play {
+            write!(f, "  count {} to act: {}", self.count, self.to_act)?;
+        }
+        Ok(())
+    }
 }
