@@ -672,6 +672,61 @@ fn edge_16_the_game_ends_instantly_during_pegging() {
 }
 
 #[test]
+fn a_game_ended_inside_the_pegging_keeps_its_position_in_the_terminal_view() {
+    // §8 [decision]: the terminal view keeps the count, the series and the go calls of the
+    // instant the game ended. E5 to 6: N's go point after both said go at 30 wins.
+    let mut s = ready(
+        game(&[("first_dealer", "1"), ("target_score", "6")]),
+        &["10C 5C 4D 2H KS QS", "5D 6H JC 9S KH QH"],
+        None,
+        &["KS QS", "KH QH"],
+        "8D",
+    );
+    for t in [
+        "play 10C", "play 5D", "play 5C", "play 6H", "play 4D", "go", "go",
+    ] {
+        act(&mut s, t);
+    }
+    assert!(s.is_terminal());
+    assert_eq!(s.winner(), Some(0));
+    let laid: Vec<Option<Card>> = ["10C", "5D", "5C", "6H", "4D"]
+        .iter()
+        .map(|t| Some(c(t)))
+        .collect();
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Spectator,
+        Viewer::Omniscient,
+    ] {
+        let view = s.view(v).expect("view");
+        assert_eq!(view.count, 30, "{v:?}");
+        let series: Vec<Option<Card>> = view.series.iter().map(|p| p.card).collect();
+        assert_eq!(series, laid, "{v:?}");
+        assert_eq!(view.said_go, [true, true], "{v:?}");
+    }
+    let obs = s.observation(1).expect("observation");
+    assert_eq!(
+        obs[cardhouse::games::cribbage::layout::COUNT],
+        30.0 / 31.0,
+        "the observation keeps the count too"
+    );
+    // Ended by a laid card (a fifteen), without go calls.
+    let mut s = ready(
+        game(&[("first_dealer", "1"), ("target_score", "2")]),
+        &["10C 5C 4D 2H KS QS", "5D 6H JC 9S KH QH"],
+        None,
+        &["KS QS", "KH QH"],
+        "8D",
+    );
+    act(&mut s, "play 10C");
+    act(&mut s, "play 5D");
+    let view = s.view(Viewer::Spectator).expect("view");
+    assert_eq!((view.count, view.series.len()), (15, 2));
+    assert_eq!(view.said_go, [false, false]);
+}
+
+#[test]
 fn edge_17_skunk_boundary() {
     // E5's deal, target = N's pegging + hand; D ends with 3 points.
     let n_hand = score_hand([c("10C"), c("5C"), c("4D"), c("2H")], c("8D"), false);
@@ -899,6 +954,11 @@ fn deal_scope_returns_are_points_against_the_other_side_or_the_mean() {
     }
     assert_eq!(r.iter().sum::<f64>(), 0.0);
     assert!(s.winner().is_none(), "the target does not apply in a deal");
+    // The view's scores hold the points of that deal, as in every game.
+    for v in [Viewer::Seat(0), Viewer::Spectator, Viewer::Omniscient] {
+        assert_eq!(s.view(v).expect("view").scores, s.deal_points(), "{v:?}");
+    }
+    assert!(s.deal_points().iter().any(|&p| p > 0));
 }
 
 #[test]

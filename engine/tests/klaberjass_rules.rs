@@ -968,6 +968,33 @@ fn scope_deal_returns_are_the_difference_of_the_additions() {
 }
 
 #[test]
+fn scope_deal_views_show_the_deals_points_as_the_scores() {
+    // §12 [decision]: at the end of a `scope = deal` game the view's scores hold what the deal
+    // added, as after the first deal of a match (the same in every game).
+    let mut s = spades_deal("KS QS 8S QC KC 8C 9C 10C 9D", "7S AS JD 8H 7H 9H 10H JH QH");
+    play_out(&mut s);
+    assert!(s.is_terminal());
+    let a = s.last_deal().expect("done").added;
+    assert_ne!(a, [0, 0]);
+    assert_eq!(s.scores(), a);
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Spectator,
+        Viewer::Omniscient,
+    ] {
+        assert_eq!(s.view(v).expect("view").scores, a, "{v:?}");
+    }
+    // An annulled deal scores nothing.
+    let mut s = start(&game(&[]), "7C 8C 9C 7D 8D 9D", "10C JC QC 10D JD QD", "KH");
+    for _ in 0..4 {
+        act(&mut s, "pass");
+    }
+    assert!(s.is_terminal());
+    assert_eq!(s.view(Viewer::Spectator).expect("view").scores, [0, 0]);
+}
+
+#[test]
 fn edge_16_17_last_trick_bonus_goes_to_the_winner_of_trick_nine_and_points_add_up() {
     for bonus in ["10", "0", "25"] {
         let g = game(&[("last_trick_bonus", bonus)]);

@@ -29,8 +29,14 @@
 //!   with `early_stop_in_sevens_game`). Unplayed cards score for nobody and are never shown.
 //! * Trick 2 (§8): a leader without a trump may lead any card face up or face down
 //!   (`play 8H face down`); the others see only "a card face down" until the trick is complete,
-//!   then the card is shown. A face-up card exposed in the deal may also be led face down: it
-//!   then stops being known to the others until the trick is revealed \[ruling\].
+//!   then the card is shown, and the record of trick 2 says for the rest of the deal that its
+//!   lead was face down (in every view, and as `(face down)` in the observation string; §13).
+//! * `known` (views and the observation's `known` slice) lists the cards a viewer knows to
+//!   have been dealt to another seat and has not seen played: face-up 4th/8th cards, and for
+//!   the dealer his partner's face-down ones. A face-up card may also be led face down at
+//!   trick 2; while that lead is pending, the card stays in the others' `known` (removing it
+//!   would reveal which card was led), so a listed card may be lying face down in the current
+//!   trick \[ruling, §13\].
 //! * A knock stops play at the first trick the defenders win (§6.5); an early stop or a
 //!   stopped knock leaves `D + F < 120`.
 //! * Finished deals of a match stay in the history as played; hands never shown in them
@@ -55,6 +61,10 @@
 //! Chance outcomes: `0..4` the first dealer (`first dealer 2`), then card ids `0..32` for the
 //! card dealt next (`deal 7H to 2 face up`; other seats read `deal a card to 2` or
 //! `deal a card to 2 face down`).
+//!
+//! **Scores in views:** `rams` and `pips` are the match's scores. With `scope = deal`, at the
+//! end of the one deal they hold what that deal gave (nothing can be cancelled in a first
+//! deal), as after the first deal of a match; 0 each after an all-pass deal (§12).
 //!
 //! **Returns** (§12): 0 until terminal. `scope = match`: −1 for each seat of the losing side,
 //! +1 for the other (the cat flag does not change them). `scope = deal`: terminal after one
@@ -190,7 +200,7 @@ pub struct AvinasState {
     led_suit: u8,
     win_pos: u8,
     win_str: u8,
-    /// The lead to trick 2 was face down.
+    /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
     face_down: bool,
     played: [u32; 4],
     card_points: [u32; 2],

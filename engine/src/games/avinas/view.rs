@@ -31,8 +31,10 @@ pub struct AvinasView {
     pub hands: Vec<Option<CardSet>>,
     /// Number of cards in each hand.
     pub hand_sizes: Vec<usize>,
-    /// Cards the viewer knows each seat still holds without seeing the hand: face-up dealt
-    /// cards not yet played, and for the dealer his partner's face-down 4th/8th cards.
+    /// Cards the viewer knows were dealt to each seat (without seeing the hand) and has not
+    /// seen played: face-up dealt cards, and for the dealer his partner's face-down 4th/8th
+    /// cards. A pending face-down lead to trick 2 is not removed for the viewers who did not
+    /// see it (that would reveal it), so a listed card may lie face down in the current trick.
     pub known: Vec<CardSet>,
     /// The 4th and 8th cards dealt so far, in exposure order (§5.3).
     pub exposures: Vec<ExposedView>,
@@ -61,9 +63,9 @@ pub struct AvinasView {
     pub card_points: [u32; 2],
     /// Tricks won per team in this deal.
     pub tricks_won: [u32; 2],
-    /// Rams per team.
+    /// Rams per team. With `scope = deal`, at the end: the rams that deal gave.
     pub rams: [u32; 2],
-    /// Pips per team.
+    /// Pips per team. With `scope = deal`, at the end: the pips that deal gave.
     pub pips: [u32; 2],
     /// The pip limit.
     pub pip_limit: u32,
@@ -122,7 +124,7 @@ pub struct PlayView {
     pub seat: usize,
     /// The card; `None` for a face-down lead the viewer has not seen.
     pub card: Option<Card>,
-    /// Laid face down (trick 2 lead).
+    /// Laid face down (trick 2 lead); stays true on trick 2's record once it is complete.
     pub face_down: bool,
 }
 

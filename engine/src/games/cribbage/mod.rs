@@ -44,6 +44,11 @@
 //! * Views keep the previous deal's show (`last_deal`: hands, crib, starter, item-by-item
 //!   scores, pegging and deal points per side), since the show happens without a decision
 //!   point of its own.
+//! * A game that ends inside the pegging keeps, in its terminal view and observation, the
+//!   table of that instant: the count, the current series and the go calls (§8).
+//! * Scores in views: `scores` are per side and credited as they arise. With `scope = deal`
+//!   they hold, at the end of the one deal, that deal's points (heels, pegging, show), as
+//!   after the first deal of a match (§8).
 //! * The seed and the rules file agree wherever the seed speaks (its 2-player deal, discard
 //!   and starter text is truncated; those steps follow the rules file's \[filled\] rows).
 //!

@@ -2,7 +2,9 @@
 //! who leads the next one.
 
 use super::score::{ORDER, VALUE};
-use super::{CribbageState, GO, NONE, PEG_CAP, SeriesLeader, action_card, card_value, pack_cards};
+use super::{
+    CribbageState, GO, NONE, PEG_CAP, Phase, SeriesLeader, action_card, card_value, pack_cards,
+};
 use crate::{Action, Card, CardSet};
 
 /// One 13-bit suit lane of a [`CardSet`] for each maximum value 0..=31: the ranks whose count
@@ -103,6 +105,14 @@ impl CribbageState {
             self.pegs[i] = seat << 6 | action as u8;
             self.pegs_len += 1;
         }
+    }
+
+    /// True while the pegging position (count, series, go calls) is on the table: during the
+    /// play, and in the terminal state of a game that ended inside it (or at his heels,
+    /// before any card), which keeps the position of that instant (§8 \[decision\]).
+    #[inline]
+    pub(super) fn pegging_shown(&self) -> bool {
+        self.phase == Phase::Play || (self.phase == Phase::Over && self.shown == 0)
     }
 
     /// Seats holding cards, as a bit mask.

@@ -42,7 +42,8 @@ pub struct CribbageView {
     pub starter: Option<Card>,
     /// True if the dealer scored his heels (a Jack turned as starter) in this deal.
     pub heels: bool,
-    /// The count of the current series.
+    /// The count of the current series (0 outside the play). A game that ended inside the
+    /// play keeps, in its terminal view, the count, series and go calls of that instant.
     pub count: u8,
     /// Cards of the current series in play order.
     pub series: Vec<PegView>,
@@ -53,6 +54,7 @@ pub struct CribbageView {
     /// Show items counted in this deal so far, in show order.
     pub show: Vec<ShowItemView>,
     /// Scores per side (2 and 3 players: per seat; 4 players: team {0, 2}, team {1, 3}).
+    /// With `scope = deal`, at the end: the points of the one deal.
     pub scores: Vec<u32>,
     /// Points per side in this deal (heels, pegging, show).
     pub deal_points: Vec<u32>,
@@ -182,7 +184,7 @@ pub(super) fn view(s: &CribbageState, viewer: Viewer) -> Result<CribbageView, Er
         card: action_card(Action::from(x & 63)),
     };
     let pegs = &s.pegs[..usize::from(s.pegs_len)];
-    let in_play = s.phase == Phase::Play;
+    let in_play = s.pegging_shown();
     let series = if in_play {
         pegs[usize::from(s.series_start)..]
             .iter()

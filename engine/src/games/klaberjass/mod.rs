@@ -56,6 +56,11 @@
 //! Chance outcomes are card ids `0..32` (`deal JH to 1`, `turn up KH`, `turn bottom 7C`); at
 //! the cut, `0` or `1` (`seat 0 deals first`).
 //!
+//! **Scores in views:** `scores` are the cumulative scores. With `scope = deal`, at the end of
+//! the one deal they hold the points that deal added (§11), as after the first deal of a
+//! match; 0 each after an annulled deal or a `hang` tie (then `held_over` shows the points
+//! set aside) (§12).
+//!
 //! **Returns** (§12): 0 until terminal. `scope = match`: winner +1, loser −1 (0 each for a
 //! draw). `scope = deal`: terminal after one deal; each player gets the points he added in
 //! the deal minus the points his opponent added (0 each after an annulled deal or a `hang`
@@ -321,7 +326,7 @@ impl KlaberjassState {
         self.played_by[seat & 1]
     }
 
-    /// Cumulative scores.
+    /// Cumulative scores (with `scope = deal`, at the end: the points the deal added).
     #[must_use]
     pub fn scores(&self) -> [u32; 2] {
         self.scores

@@ -140,12 +140,13 @@ impl KlaberjassState {
             added,
             held_over_awarded: awarded,
         });
+        self.scores[0] += added[0];
+        self.scores[1] += added[1];
         if self.game.scope == Scope::Deal {
+            // The view's scores then hold what the deal added, as after a match's first deal.
             self.phase = Phase::Over;
             return;
         }
-        self.scores[0] += added[0];
-        self.scores[1] += added[1];
         if let Some((s, pts)) = awarded {
             self.scores[s] += pts;
             self.held_over = 0;

@@ -57,7 +57,7 @@ pub struct KlaberjassView {
     pub card_points: [u32; 2],
     /// Deal totals `T` so far per seat (§11).
     pub deal_totals: [u32; 2],
-    /// Cumulative scores.
+    /// Cumulative scores. With `scope = deal`, at the end: the points the deal added (§12).
     pub scores: [u32; 2],
     /// Points held over by `maker_tie_rule = hang`.
     pub held_over: u32,
