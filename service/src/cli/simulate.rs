@@ -29,6 +29,9 @@ pub struct Simulation {
 #[derive(Clone, Debug)]
 pub struct SideResult {
     pub side: usize,
+    /// The side's seats in the lineup (the first match of a duplicate set).
+    pub seats: Vec<usize>,
+    /// The bot of each of those seats.
     pub bots: Vec<String>,
     /// Share of matches (or duplicate sets) this side won; a draw counts half.
     pub win_rate: f64,
@@ -52,7 +55,8 @@ pub struct Report {
 /// Each side's return in one match or duplicate set.
 type UnitResult = Result<Vec<f64>, Error>;
 
-/// Runs `sim`; `progress` gets (done, total) now and then.
+/// Runs `sim`; `progress` gets (done, total) now and then, counted in matches played (a
+/// duplicate set counts each of its matches), the unit of the report's matches per second.
 ///
 /// # Errors
 /// If a bot or the engine fails (the first error, in match order).
@@ -65,6 +69,7 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let threads = sim.threads.max(1).min(sim.matches.max(1));
+    let per_unit_matches = if sim.duplicate { sides } else { 1 };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
@@ -80,7 +85,7 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
                         r[i] = Some(per_side);
                     }
                     let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress(d, sim.matches);
+                    progress(d * per_unit_matches, sim.matches * per_unit_matches);
                 }
             });
         }
@@ -112,19 +117,17 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
             .sum();
         let mean = values.iter().sum::<f64>() / units;
         let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (units - 1.0).max(1.0);
+        let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
         out.push(SideResult {
             side,
-            bots: (0..n)
-                .filter(|&s| side_of(s, n) == side)
-                .map(|s| sim.bots[s].to_string())
-                .collect(),
+            bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
+            seats,
             win_rate: wins / units,
             win_rate_ci: wilson(wins, units),
             mean_return: mean,
             mean_return_ci: 1.96 * (var / units).sqrt(),
         });
     }
-    let per_unit_matches = if sim.duplicate { sides } else { 1 };
     Ok(Report {
         sides: out,
         matches_played: per_unit.len() * per_unit_matches,
@@ -142,7 +145,8 @@ fn wilson(wins: f64, n: f64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
-/// A progress line on stderr when it is a terminal: done, rate, time left.
+/// A progress line on stderr when it is a terminal: matches done, matches per second, time
+/// left.
 pub fn progress_printer() -> impl Fn(usize, usize) + Sync {
     let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
@@ -164,7 +168,7 @@ pub fn progress_printer() -> impl Fn(usize, usize) + Sync {
         let mut err = std::io::stderr();
         let _ = write!(
             err,
-            "\r[{}{}] {done}/{total}  {rate:.0}/s  {left:.0}s left ",
+            "\r[{}{}] {done}/{total} matches  {rate:.0} matches/s  {left:.0}s left ",
             "#".repeat(filled),
             "-".repeat(width - filled)
         );
@@ -202,7 +206,7 @@ pub fn text(sim: &Simulation, r: &Report) -> String {
         out.push_str(&format!(
             "{:<6}{:<40}{:>24}{:>26}\n",
             s.side,
-            s.bots.join(","),
+            bots_text(s),
             format!(
                 "{:.3} ({:.3}-{:.3})",
                 s.win_rate, s.win_rate_ci.0, s.win_rate_ci.1
@@ -210,7 +214,37 @@ pub fn text(sim: &Simulation, r: &Report) -> String {
             format!("{:+.2} (±{:.2})", s.mean_return, s.mean_return_ci)
         ));
     }
+    if sim.duplicate {
+        out.push_str(
+            "seats: those of each set's first match; its other matches move every bot round \
+             the table\n",
+        );
+    }
     out
+}
+
+/// A side's bots with their seats: `heuristic (seats 0, 2)`, or `0 heuristic, 2 random`
+/// when they differ.
+fn bots_text(s: &SideResult) -> String {
+    let seats = |list: &[usize]| {
+        list.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match s.bots.first() {
+        Some(first) if s.bots.iter().all(|b| b == first) => {
+            let word = if s.seats.len() == 1 { "seat" } else { "seats" };
+            format!("{first} ({word} {})", seats(&s.seats))
+        }
+        _ => s
+            .seats
+            .iter()
+            .zip(&s.bots)
+            .map(|(seat, bot)| format!("{seat} {bot}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// The options that differ from the game's defaults.
@@ -247,6 +281,7 @@ pub fn json(sim: &Simulation, r: &Report) -> serde_json::Value {
         "matches_per_second": r.matches_played as f64 / r.seconds.max(1e-9),
         "sides": r.sides.iter().map(|s| json!({
             "side": s.side,
+            "seats": s.seats,
             "bots": s.bots,
             "win_rate": s.win_rate,
             "win_rate_ci95": [s.win_rate_ci.0, s.win_rate_ci.1],
@@ -254,4 +289,57 @@ pub fn json(sim: &Simulation, r: &Report) -> serde_json::Value {
             "mean_return_ci95": [s.mean_return - s.mean_return_ci, s.mean_return + s.mean_return_ci],
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(duplicate: bool) -> Simulation {
+        let options = cardhouse::options([("scope", cardhouse::OptionValue::from("deal"))]);
+        let game = cardhouse::new_game("klaberjass", &options).expect("game");
+        Simulation {
+            game,
+            bots: vec![BotKind::Heuristic, BotKind::Random],
+            matches: 3,
+            seed: 1,
+            duplicate,
+            threads: 1,
+        }
+    }
+
+    #[test]
+    fn progress_counts_matches_as_the_summary_does() {
+        for duplicate in [false, true] {
+            let s = sim(duplicate);
+            let calls = Mutex::new(Vec::new());
+            let report = run(&s, &|d, t| calls.lock().expect("lock").push((d, t))).expect("run");
+            let calls = calls.into_inner().expect("lock");
+            let played = report.matches_played;
+            assert_eq!(played, if duplicate { 6 } else { 3 });
+            assert_eq!(calls.last(), Some(&(played, played)), "{calls:?}");
+            assert!(calls.iter().all(|&(_, t)| t == played));
+        }
+    }
+
+    #[test]
+    fn the_bots_column_names_the_seats() {
+        let s = sim(true);
+        let report = run(&s, &|_, _| {}).expect("run");
+        assert_eq!(report.sides[0].seats, vec![0]);
+        let text = text(&s, &report);
+        assert!(text.contains("heuristic (seat 0)"), "{text}");
+        assert!(text.contains("random (seat 1)"), "{text}");
+        let mixed = SideResult {
+            side: 0,
+            seats: vec![0, 2],
+            bots: vec!["heuristic".into(), "random".into()],
+            win_rate: 0.5,
+            win_rate_ci: (0.0, 1.0),
+            mean_return: 0.0,
+            mean_return_ci: 0.0,
+        };
+        assert_eq!(bots_text(&mixed), "0 heuristic, 2 random");
+        assert_eq!(json(&s, &report)["sides"][1]["seats"], json!([1]));
+    }
 }

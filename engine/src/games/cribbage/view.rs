@@ -317,9 +317,18 @@ pub(super) fn parse_action(s: &CribbageState, text: &str) -> Result<Action, Erro
             return Ok(card_action(card));
         }
     }
-    Err(bad(
-        "expected `play <card>` (e.g. `play 5H`), `discard <card>`, `go`, `deal <card> to <seat>`, `starter <card>` or `first dealer <seat>`",
-    ))
+    // Suggest what can be typed now: a player's moves at a player's turn, the chance forms
+    // only while a chance event is pending.
+    Err(bad(match s.phase {
+        Phase::Discard => "expected `discard <card>` (e.g. `discard 5H`)",
+        Phase::Play => "expected `play <card>` (e.g. `play 5H`) or `go`",
+        Phase::Deal => "expected `deal <card>` (e.g. `deal 5H`), a chance outcome",
+        Phase::Starter => "expected `starter <card>` (e.g. `starter 5H`), a chance outcome",
+        Phase::FirstDealer => "expected `first dealer <seat>`, a chance outcome",
+        Phase::Over => {
+            "the game is over; moves read `discard <card>`, `play <card>` (e.g. `play 5H`) or `go`"
+        }
+    }))
 }
 
 /// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks 2..A), two spaces between suits.
@@ -356,6 +365,24 @@ fn show_text(item: &ShowItemView) -> String {
         sc.flush,
         sc.nobs
     )
+}
+
+/// How a losing side's loss counts at the end of a match (§8): `skunked (2 games)`,
+/// `double-skunked (3 games)`, or `None` for a plain loss (and for the winner).
+fn skunk_name(s: &CribbageState, side: usize, winner: usize, score: u32) -> Option<String> {
+    let g = &s.game;
+    let value = g.game_value(score);
+    if side == winner || value <= 1 {
+        return None;
+    }
+    let double = g.double_skunk_enabled && score < g.double_skunk_threshold;
+    let kind = if double { "double-skunked" } else { "skunked" };
+    let below = if double {
+        g.double_skunk_threshold
+    } else {
+        g.skunk_threshold
+    };
+    Some(format!("{kind} (below {below}: {value} games)"))
 }
 
 /// What `seat` knows as text, built from its own [`CribbageView`] only (so it cannot show
@@ -412,7 +439,8 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
             let _ = writeln!(out, "crib: {}", by_suit(crib));
         }
         None if v.crib_size > 0 => {
-            let _ = writeln!(out, "crib: {} cards, face down", v.crib_size);
+            let cards = if v.crib_size == 1 { "card" } else { "cards" };
+            let _ = writeln!(out, "crib: {} {cards}, face down", v.crib_size);
         }
         None => {}
     }
@@ -438,7 +466,8 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
             .collect();
         let _ = writeln!(out, "laid: {}", laid.join(", "));
     }
-    if v.phase == Phase::Play {
+    // The pegging position, also at the end of a game that ended inside the play.
+    if v.phase == Phase::Play || (v.phase == Phase::Over && !v.series.is_empty()) {
         let series: Vec<String> = v.series.iter().map(peg).collect();
         if series.is_empty() {
             let _ = write!(out, "count 0: a new series");
@@ -500,7 +529,15 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
         None if v.phase == Phase::Over => {
             let result = v.winner.map_or_else(
                 || "deal over".to_owned(),
-                |w| format!("{} wins", side_name(w)),
+                |w| {
+                    let mut t = format!("{} wins", side_name(w));
+                    for (side, &score) in v.scores.iter().enumerate() {
+                        if let Some(skunk) = skunk_name(s, side, w, score) {
+                            let _ = write!(t, "; {} {skunk}", side_name(side));
+                        }
+                    }
+                    t
+                },
             );
             let _ = write!(out, "game over: {result}; returns {:?}", v.returns);
         }

@@ -195,9 +195,50 @@ fn phase_name(phase: Phase) -> &'static str {
     }
 }
 
+/// The announcement protocol of §8.4 as heard at the table, step by step: the elder's value,
+/// the younger's reply, the top card and "in trumps" after an equal, and who scores.
+fn announcement_text(a: &Announcement, elder_value: u32) -> String {
+    use super::Reply;
+    let mut parts = vec![match elder_value {
+        0 => "elder: none".to_owned(),
+        n => format!("elder: {n}"),
+    }];
+    if let Some(r) = a.reply {
+        parts.push(
+            match (elder_value, r) {
+                (0, Reply::Good) => "younger: none either",
+                (0, _) => "younger: has one (not good)",
+                (_, Reply::Good) => "younger: good (lower or none)",
+                (_, Reply::NotGood) => "younger: not good (higher)",
+                (_, Reply::Equal) => "younger: equal",
+            }
+            .to_owned(),
+        );
+    }
+    if let (Some(top), Some(r)) = (a.elder_top, a.second_reply) {
+        let reply = match r {
+            Reply::Good => "good (lower top)",
+            Reply::NotGood => "not good (higher top)",
+            Reply::Equal => "equal",
+        };
+        parts.push(format!("elder's top: {}; younger: {reply}", top.short()));
+    }
+    if let Some(p) = a.in_trumps {
+        parts.push(format!("seat {p}: in trumps"));
+    }
+    if a.done {
+        parts.push(match a.winner {
+            Some(w) => format!("sequences score for seat {w}"),
+            None => "nobody scores sequences".to_owned(),
+        });
+    }
+    parts.join("; ")
+}
+
 /// What `seat` knows as text, built from its own [`KlaberjassView`] only (so it cannot show
-/// more). The legal `announce` reads just `announce`: its full text would tell the younger
-/// player the elder's top sequence before committing.
+/// more). Legal moves read as in the view's `legal_actions` (the younger's `announce: …`
+/// text holds only his own first reply, which the elder's public value and his own
+/// declaration decide).
 pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
     let v = view(s, Viewer::Seat(seat))?;
@@ -262,28 +303,7 @@ pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<Str
     }
     let a = &v.announcement;
     if let Some(value) = a.elder_value {
-        let mut t = match value {
-            0 => "elder none".to_owned(),
-            n => format!("elder {n}"),
-        };
-        if let Some(r) = a.reply {
-            let _ = write!(t, "; younger {}", r.text());
-        }
-        if let (Some(top), Some(r)) = (a.elder_top, a.second_reply) {
-            let _ = write!(t, "; elder top {}; younger {}", top.short(), r.text());
-        }
-        if let Some(p) = a.in_trumps {
-            let _ = write!(t, "; seat {p} in trumps");
-        }
-        if a.done {
-            match a.winner {
-                Some(w) => {
-                    let _ = write!(t, "; sequences to seat {w}");
-                }
-                None => t.push_str("; no sequences score"),
-            }
-        }
-        let _ = writeln!(out, "announcements: {t}");
+        let _ = writeln!(out, "announcements: {}", announcement_text(a, value));
     }
     for (p, runs) in v.sequences.iter().enumerate() {
         if let Some(runs) = runs.as_ref().filter(|r| !r.is_empty()) {
@@ -362,17 +382,7 @@ pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<Str
     let _ = writeln!(out);
     match v.to_act {
         Some(p) if p == seat => {
-            let legal: Vec<&str> = v
-                .legal_actions
-                .iter()
-                .map(|a| {
-                    if a.id == ANNOUNCE {
-                        "announce"
-                    } else {
-                        a.text.as_str()
-                    }
-                })
-                .collect();
+            let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();
             let _ = write!(out, "to act: you; legal: {}", legal.join(", "));
         }
         Some(p) => {
