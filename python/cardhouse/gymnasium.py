@@ -1,11 +1,12 @@
 """A Gymnasium single-agent environment for every cardhouse game (needs the ``gymnasium``
 extra): you play one seat, a policy plays the others.
 
-Importing this module registers one Gymnasium id per game, ``cardhouse/<Name>-v0`` (e.g.
-``cardhouse/Jass-v0``; see ``ENV_IDS``), with the game options as keyword arguments::
+Every game has a Gymnasium id, ``cardhouse/<Name>-v0`` (e.g. ``cardhouse/Jass-v0``; see
+``ENV_IDS``), with the game options as keyword arguments. ``import cardhouse`` registers them
+(before or after ``import gymnasium``; Gymnasium 1.x has no plugin entry points)::
 
     import gymnasium
-    import cardhouse.gymnasium
+    import cardhouse
 
     env = gymnasium.make("cardhouse/Jass-v0", seat=0, scope="deal", wys="auto")
     observation, info = env.reset(seed=42)
@@ -14,7 +15,7 @@ Importing this module registers one Gymnasium id per game, ``cardhouse/<Name>-v0
         legal = observation["action_mask"].nonzero()[0]
         observation, reward, terminated, truncated, info = env.step(int(legal[0]))
 
-(``gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0")`` imports the module itself.)
+(``gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0")`` imports cardhouse itself.)
 
 Observations are dicts with ``"observation"`` (float32, the seat's ``State.observation``,
 bounded per slice by ``Game.observation_layout()``) and ``"action_mask"`` (int8 over
@@ -33,6 +34,7 @@ import gymnasium
 import numpy as np
 
 import cardhouse
+from cardhouse import _gym_ids
 
 __all__ = ["ENV_IDS", "CardhouseEnv", "Policy", "env_id", "random_policy"]
 
@@ -199,14 +201,10 @@ def observation_box(game: cardhouse.Game) -> gymnasium.spaces.Box:
 
 def env_id(name: str) -> str:
     """The Gymnasium id of a game: ``"jass"`` → ``"cardhouse/Jass-v0"``."""
-    return "cardhouse/" + "".join(part.capitalize() for part in name.split("_")) + "-v0"
+    return _gym_ids.env_id(name)
 
 
 #: Gymnasium id of every registered game, by game name.
 ENV_IDS: dict[str, str] = {name: env_id(name) for name in cardhouse.list_games()}
 
-for _name, _id in ENV_IDS.items():
-    if _id not in gymnasium.registry:
-        gymnasium.register(
-            id=_id, entry_point="cardhouse.gymnasium:CardhouseEnv", kwargs={"name": _name}
-        )
+_gym_ids.register(gymnasium)
