@@ -255,15 +255,9 @@ fn simulate(args: &SimulateArgs) -> ExitCode {
         threads,
     };
     match sim::run(&setup, &sim::progress_printer()) {
-        Ok(report) => {
-            if args.json {
-                println!("{}", sim::json(&setup, &report));
-            } else {
-                print!("{}", sim::text(&setup, &report));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(&e.to_string()),
+        Ok(report) if args.json => cli::write_stdout(&format!("{}\n", sim::json(&setup, &report))),
+        Ok(report) => cli::write_stdout(&sim::text(&setup, &report)),
+        Err(e) => fail(&e),
     }
 }
 

@@ -197,3 +197,136 @@ fn help_says_what_the_binary_does() {
         assert!(out.contains(word), "{word}: {out}");
     }
 }
+
+/// Runs the binary with `args`, its standard output sent to `stdout`.
+fn cardhouse_to(args: &[&str], stdin: &str, stdout: Stdio) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardhouse"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn simulate_bounds_matches_and_threads_with_a_clear_error() {
+    for (args, message) in [
+        (
+            &["--matches", "1000000000000"][..],
+            "--matches 1000000000000: must be from 1 to 1000000000",
+        ),
+        (
+            &["--matches", "18446744073709551615"],
+            "--matches 18446744073709551615: must be from 1 to 1000000000",
+        ),
+        (&["--matches", "0"], "--matches must be at least 1"),
+        (
+            &["--threads", "3000"],
+            "--threads 3000: must be from 1 to 1024",
+        ),
+        (&["--threads", "0"], "--threads must be at least 1"),
+    ] {
+        let mut all = vec!["simulate", "jass", "-o", "scope=deal"];
+        all.extend_from_slice(args);
+        let (ok, _, err) = cardhouse(&all, "");
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn simulate_says_when_a_thread_cannot_be_created() {
+    // 1024 threads of 2 MiB stacks do not fit in 400 MB of address space.
+    let script = format!(
+        "ulimit -v 400000 && exec {} simulate jass -o scope=deal --matches 2000 --threads 1024",
+        env!("CARGO_BIN_EXE_cardhouse")
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .expect("sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("cannot create thread"), "{err}");
+    assert!(err.contains("try fewer --threads"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_full_disk_fails_with_a_message_and_a_closed_pipe_ends_quietly() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // not Linux
+    };
+    let simulate = ["simulate", "jass", "-o", "scope=deal", "--matches", "20"];
+    for json in [false, true] {
+        let mut args = simulate.to_vec();
+        if json {
+            args.push("--json");
+        }
+        let (code, err) = cardhouse_to(&args, "", Stdio::from(full.try_clone().expect("fd")));
+        assert_eq!(code, Some(1), "{err}");
+        assert!(
+            err.contains("cannot write to standard output: No space left on device"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, err) = cardhouse_to(
+        &["play", "jass", "--seed", "1"],
+        "1\n1\n",
+        Stdio::from(full),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    // A reader that goes away: `play` writes its table after reading a move, so its output
+    // pipe has no reader by then.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardhouse"))
+        .args(["play", "jass", "--seed", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all("1\n".repeat(50).as_bytes());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The same for simulate, whose report comes after the matches are played.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cardhouse"))
+        .args(["simulate", "jass", "-o", "scope=deal", "--matches", "200"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

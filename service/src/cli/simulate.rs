@@ -4,7 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
@@ -55,83 +55,183 @@ pub struct Report {
 /// Each side's return in one match or duplicate set.
 type UnitResult = Result<Vec<f64>, Error>;
 
+/// The most matches (or duplicate sets) one run may play.
+pub const MAX_MATCHES: usize = 1_000_000_000;
+/// The most threads one run may use.
+pub const MAX_THREADS: usize = 1024;
+/// Matches played per round: each round's results are folded into the statistics in match
+/// order, so memory does not grow with the number of matches and the figures do not depend
+/// on the thread count.
+const ROUND: usize = 1 << 16;
+
+/// Checks the sizes of `sim`: matches from 1 to [`MAX_MATCHES`], threads from 1 to
+/// [`MAX_THREADS`], one bot per seat.
+///
+/// # Errors
+/// The flag and the allowed range.
+pub fn validate(sim: &Simulation) -> Result<(), String> {
+    if !(1..=MAX_MATCHES).contains(&sim.matches) {
+        return Err(format!(
+            "--matches {}: must be from 1 to {MAX_MATCHES}",
+            sim.matches
+        ));
+    }
+    if !(1..=MAX_THREADS).contains(&sim.threads) {
+        return Err(format!(
+            "--threads {}: must be from 1 to {MAX_THREADS}",
+            sim.threads
+        ));
+    }
+    if sim.bots.len() != sim.game.num_players() {
+        return Err(format!(
+            "{} bots for {} seats",
+            sim.bots.len(),
+            sim.game.num_players()
+        ));
+    }
+    Ok(())
+}
+
+/// One side's running statistics, folded in match order (Welford for the variance).
+#[derive(Clone, Copy, Default)]
+struct SideStats {
+    wins: f64,
+    units: f64,
+    mean: f64,
+    m2: f64,
+}
+
+impl SideStats {
+    fn add(&mut self, value: f64, win: f64) {
+        self.units += 1.0;
+        self.wins += win;
+        let delta = value - self.mean;
+        self.mean += delta / self.units;
+        self.m2 += delta * (value - self.mean);
+    }
+}
+
 /// Runs `sim`; `progress` gets (done, total) now and then, counted in matches played (a
 /// duplicate set counts each of its matches), the unit of the report's matches per second.
 ///
 /// # Errors
-/// If a bot or the engine fails (the first error, in match order).
-pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Report, Error> {
+/// Sizes out of range (see [`validate`]), a thread the system cannot create, or a bot or
+/// engine failure (the first, in match order); each as a message for the user.
+pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Report, String> {
+    validate(sim)?;
     let start = Instant::now();
     let n = sim.game.num_players();
     let sides = num_sides(n);
-    // Per unit (match or set): each side's return (one seat's), in unit order.
-    let results: Mutex<Vec<Option<UnitResult>>> = Mutex::new(vec![None; sim.matches]);
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let threads = sim.threads.max(1).min(sim.matches.max(1));
     let per_unit_matches = if sim.duplicate { sides } else { 1 };
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= sim.matches {
-                        return;
-                    }
-                    let seed = mix(sim.seed, i as u64);
-                    let per_side =
-                        arena::play_unit(&sim.game, &sim.bots, seed, sim.duplicate, &mut || false);
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(per_side);
-                    }
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress(d * per_unit_matches, sim.matches * per_unit_matches);
-                }
-            });
-        }
-    });
-    let results = results.into_inner().unwrap_or_default();
-    let mut per_unit = Vec::with_capacity(results.len());
-    for r in results.into_iter().flatten() {
-        per_unit.push(r?);
-    }
-    let units = per_unit.len().max(1) as f64;
-    let mut out = Vec::new();
-    for side in 0..sides {
-        let values: Vec<f64> = per_unit.iter().map(|v| v[side]).collect();
-        let wins: f64 = per_unit
-            .iter()
-            .map(|v| {
+    let threads = sim.threads.min(sim.matches);
+    let done = AtomicUsize::new(0);
+    let mut stats = vec![SideStats::default(); sides];
+    let mut first = 0;
+    while first < sim.matches {
+        let len = ROUND.min(sim.matches - first);
+        let round = play_round(sim, first, len, threads, &|| {
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(d * per_unit_matches, sim.matches * per_unit_matches);
+        })?;
+        for result in round {
+            let v = result.map_err(|e| e.to_string())?;
+            for (side, st) in stats.iter_mut().enumerate() {
                 let best_other = (0..sides)
                     .filter(|&o| o != side)
                     .map(|o| v[o])
                     .fold(f64::NEG_INFINITY, f64::max);
-                if v[side] > best_other {
+                let win = if v[side] > best_other {
                     1.0
                 } else if v[side] == best_other {
                     0.5
                 } else {
                     0.0
-                }
-            })
-            .sum();
-        let mean = values.iter().sum::<f64>() / units;
-        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (units - 1.0).max(1.0);
-        let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
-        out.push(SideResult {
-            side,
-            bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
-            seats,
-            win_rate: wins / units,
-            win_rate_ci: wilson(wins, units),
-            mean_return: mean,
-            mean_return_ci: 1.96 * (var / units).sqrt(),
-        });
+                };
+                st.add(v[side], win);
+            }
+        }
+        first += len;
     }
+    let out = stats
+        .iter()
+        .enumerate()
+        .map(|(side, st)| {
+            let units = st.units.max(1.0);
+            let var = st.m2 / (units - 1.0).max(1.0);
+            let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
+            SideResult {
+                side,
+                bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
+                seats,
+                win_rate: st.wins / units,
+                win_rate_ci: wilson(st.wins, units),
+                mean_return: st.mean,
+                mean_return_ci: 1.96 * (var / units).sqrt(),
+            }
+        })
+        .collect();
     Ok(Report {
         sides: out,
-        matches_played: per_unit.len() * per_unit_matches,
+        matches_played: sim.matches * per_unit_matches,
         seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Plays units `first .. first + len` on `threads` threads; their results in unit order.
+fn play_round(
+    sim: &Simulation,
+    first: usize,
+    len: usize,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<UnitResult>, String> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let worker = || {
+        let mut mine = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= len {
+                break;
+            }
+            let seed = mix(sim.seed, (first + i) as u64);
+            let per_side =
+                arena::play_unit(&sim.game, &sim.bots, seed, sim.duplicate, &mut || false);
+            mine.push((i, per_side));
+            tick();
+        }
+        mine
+    };
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for t in 0..threads.min(len) {
+            match std::thread::Builder::new()
+                .name(format!("simulate-{t}"))
+                .spawn_scoped(scope, worker)
+            {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // The threads already started stop at their next unit.
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(format!(
+                        "cannot create thread {} of {threads} ({e}); try fewer --threads",
+                        t + 1
+                    ));
+                }
+            }
+        }
+        let mut out: Vec<Option<UnitResult>> = (0..len).map(|_| None).collect();
+        for h in handles {
+            let mine = h
+                .join()
+                .map_err(|_| "a simulation thread failed".to_owned())?;
+            for (i, r) in mine {
+                out[i] = Some(r);
+            }
+        }
+        out.into_iter()
+            .map(|r| r.ok_or_else(|| "a match was not played".to_owned()))
+            .collect()
     })
 }
 
