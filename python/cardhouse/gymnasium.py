@@ -34,7 +34,7 @@ import gymnasium
 import numpy as np
 
 import cardhouse
-from cardhouse import _gym_ids
+from cardhouse import _arguments, _gym_ids
 
 __all__ = ["ENV_IDS", "CardhouseEnv", "Policy", "env_id", "random_policy"]
 
@@ -86,10 +86,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         **options: Any,
     ) -> None:
         self.game: cardhouse.Game = cardhouse.new_game(name, **options)
-        if not 0 <= seat < self.game.num_players:
-            raise cardhouse.InvalidSeatError(
-                f"seat {seat} does not exist; this game has seats 0 to {self.game.num_players - 1}"
-            )
+        seat = _arguments.seat(seat, self.game.num_players)
         if illegal_action not in _ILLEGAL_MODES:
             raise ValueError(
                 f"illegal_action must be one of {', '.join(_ILLEGAL_MODES)}, got {illegal_action!r}"
@@ -101,8 +98,10 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.seat = seat
         self.opponent: Policy = opponent if opponent is not None else random_policy
         self.illegal_action = illegal_action
-        self.illegal_reward = float(
-            self.game.min_utility() if illegal_reward is None else illegal_reward
+        self.illegal_reward = (
+            self.game.min_utility()
+            if illegal_reward is None
+            else _arguments.finite("illegal_reward", illegal_reward)
         )
         self.render_mode = render_mode
         n = self.game.num_distinct_actions
@@ -137,7 +136,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Starts and deals a new game, plays the other seats up to the agent's first turn."""
-        super().reset(seed=seed)
+        super().reset(seed=_arguments.seed(seed))
         self.game_state = self.game.new_initial_state()
         self._advance()
         if self.render_mode == "human":
@@ -156,7 +155,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
                 else "the agent is not to act; call reset()"
             )
         info: dict[str, Any] = {}
-        a = int(action)
+        a = _arguments.action_id(action)
         if a not in self.game_state.legal_actions():
             if self.illegal_action == "raise":
                 self.game_state.apply(a)  # raises IllegalActionError with the engine's reason
