@@ -145,7 +145,7 @@ def _simulate(
 
     Raises:
         InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
-            more than 1,000,000,000 matches.
+            more than 100,000,000 matches.
         MemoryError: not enough memory for the results.
     """
 _SeedLike = int | Rng | np.random.Generator | random.Random

@@ -39,7 +39,7 @@ __all__ = ["SideResult", "Simulation", "simulate"]
 
 _MAX_SEED = 2**64 - 1
 #: The most matches one simulation plays (as `cardhouse simulate --matches`).
-_MAX_MATCHES = 1_000_000_000
+_MAX_MATCHES = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def simulate(
         bots: one bot name per seat: ``"random"``, ``"heuristic"``, ``"ismcts"`` or
             ``"ismcts:N"`` (N iterations per move). Seats ``s`` and ``s + 2`` are partners
             in four-player games.
-        matches: how many matches (duplicate sets with ``duplicate``), 1 to 1,000,000,000.
+        matches: how many matches (duplicate sets with ``duplicate``), 1 to 100,000,000.
         seed: 0 to 2**64 - 1; match ``i`` is seeded from ``(seed, i)`` as by
             ``cardhouse simulate``.
         duplicate: play each match once per side with the lineup turned by one seat each
@@ -140,7 +140,11 @@ def simulate(
     """
     g = _game(game, options)
     lineup = _lineup(bots)
-    if isinstance(matches, bool) or not isinstance(matches, int) or not 1 <= matches <= _MAX_MATCHES:
+    if (
+        isinstance(matches, bool)
+        or not isinstance(matches, int)
+        or not 1 <= matches <= _MAX_MATCHES
+    ):
         raise cardhouse.InvalidOptionError(
             f"matches={matches!r}: give an int from 1 to {_MAX_MATCHES}"
         )

@@ -14,7 +14,7 @@ pub(crate) const MAX_ENVS: u64 = 1 << 24;
 /// The most threads one call may use.
 pub(crate) const MAX_THREADS: u64 = 1024;
 /// The most matches one `_simulate` call may play.
-pub(crate) const MAX_MATCHES: u64 = 1_000_000_000;
+pub(crate) const MAX_MATCHES: u64 = 100_000_000;
 /// The longest time budget of one bot move, in seconds.
 pub(crate) const MAX_TIME_BUDGET: f64 = 3600.0;
 

@@ -22,7 +22,7 @@ use crate::game::PyGame;
 ///
 /// Raises:
 ///     InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
-///         more than 1,000,000,000 matches.
+///         more than 100,000,000 matches.
 ///     MemoryError: not enough memory for the results.
 #[pyfunction]
 #[pyo3(name = "_simulate", signature = (game, bots, seed, start, stop, duplicate=false))]

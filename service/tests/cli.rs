@@ -224,11 +224,11 @@ fn simulate_bounds_matches_and_threads_with_a_clear_error() {
     for (args, message) in [
         (
             &["--matches", "1000000000000"][..],
-            "--matches 1000000000000: must be from 1 to 1000000000",
+            "--matches 1000000000000: must be from 1 to 100000000",
         ),
         (
             &["--matches", "18446744073709551615"],
-            "--matches 18446744073709551615: must be from 1 to 1000000000",
+            "--matches 18446744073709551615: must be from 1 to 100000000",
         ),
         (&["--matches", "0"], "--matches must be at least 1"),
         (

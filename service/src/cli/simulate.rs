@@ -55,13 +55,13 @@ pub struct Report {
 /// Each side's return in one match or duplicate set.
 type UnitResult = Result<Vec<f64>, Error>;
 
-/// The most matches (or duplicate sets) one run may play.
-pub const MAX_MATCHES: usize = 1_000_000_000;
+/// The most matches (or duplicate sets) one run may play (their results are kept: 8 bytes
+/// per side and match).
+pub const MAX_MATCHES: usize = 100_000_000;
 /// The most threads one run may use.
 pub const MAX_THREADS: usize = 1024;
-/// Matches played per round: each round's results are folded into the statistics in match
-/// order, so memory does not grow with the number of matches and the figures do not depend
-/// on the thread count.
+/// Matches played per round: a round's threads are joined and its results kept in match
+/// order, so the figures do not depend on the thread count.
 const ROUND: usize = 1 << 16;
 
 /// Checks the sizes of `sim`: matches from 1 to [`MAX_MATCHES`], threads from 1 to
@@ -92,25 +92,6 @@ pub fn validate(sim: &Simulation) -> Result<(), String> {
     Ok(())
 }
 
-/// One side's running statistics, folded in match order (Welford for the variance).
-#[derive(Clone, Copy, Default)]
-struct SideStats {
-    wins: f64,
-    units: f64,
-    mean: f64,
-    m2: f64,
-}
-
-impl SideStats {
-    fn add(&mut self, value: f64, win: f64) {
-        self.units += 1.0;
-        self.wins += win;
-        let delta = value - self.mean;
-        self.mean += delta / self.units;
-        self.m2 += delta * (value - self.mean);
-    }
-}
-
 /// Runs `sim`; `progress` gets (done, total) now and then, counted in matches played (a
 /// duplicate set counts each of its matches), the unit of the report's matches per second.
 ///
@@ -125,7 +106,9 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
     let per_unit_matches = if sim.duplicate { sides } else { 1 };
     let threads = sim.threads.min(sim.matches);
     let done = AtomicUsize::new(0);
-    let mut stats = vec![SideStats::default(); sides];
+    // Each unit's return per side, in unit order: the figures below are computed from them
+    // exactly as `cardhouse.ray` computes them (two passes, sums in unit order).
+    let mut values: Vec<f64> = Vec::new();
     let mut first = 0;
     while first < sim.matches {
         let len = ROUND.min(sim.matches - first);
@@ -133,43 +116,55 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(d * per_unit_matches, sim.matches * per_unit_matches);
         })?;
+        values.try_reserve_exact(len * sides).map_err(|_| {
+            format!(
+                "not enough memory for the results of {} matches",
+                first + len
+            )
+        })?;
         for result in round {
             let v = result.map_err(|e| e.to_string())?;
-            for (side, st) in stats.iter_mut().enumerate() {
+            values.extend_from_slice(&v[..sides]);
+        }
+        first += len;
+    }
+    let per_unit: Vec<&[f64]> = values.chunks(sides).collect();
+    let units = per_unit.len().max(1) as f64;
+    let mut out = Vec::new();
+    for side in 0..sides {
+        let wins: f64 = per_unit
+            .iter()
+            .map(|v| {
                 let best_other = (0..sides)
                     .filter(|&o| o != side)
                     .map(|o| v[o])
                     .fold(f64::NEG_INFINITY, f64::max);
-                let win = if v[side] > best_other {
+                if v[side] > best_other {
                     1.0
                 } else if v[side] == best_other {
                     0.5
                 } else {
                     0.0
-                };
-                st.add(v[side], win);
-            }
-        }
-        first += len;
+                }
+            })
+            .sum();
+        let mean = per_unit.iter().map(|v| v[side]).sum::<f64>() / units;
+        let var = per_unit
+            .iter()
+            .map(|v| (v[side] - mean).powi(2))
+            .sum::<f64>()
+            / (units - 1.0).max(1.0);
+        let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
+        out.push(SideResult {
+            side,
+            bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
+            seats,
+            win_rate: wins / units,
+            win_rate_ci: wilson(wins, units),
+            mean_return: mean,
+            mean_return_ci: 1.96 * (var / units).sqrt(),
+        });
     }
-    let out = stats
-        .iter()
-        .enumerate()
-        .map(|(side, st)| {
-            let units = st.units.max(1.0);
-            let var = st.m2 / (units - 1.0).max(1.0);
-            let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
-            SideResult {
-                side,
-                bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
-                seats,
-                win_rate: st.wins / units,
-                win_rate_ci: wilson(st.wins, units),
-                mean_return: st.mean,
-                mean_return_ci: 1.96 * (var / units).sqrt(),
-            }
-        })
-        .collect();
     Ok(Report {
         sides: out,
         matches_played: sim.matches * per_unit_matches,
