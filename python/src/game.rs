@@ -148,10 +148,20 @@ impl PyGame {
     /// from the initial state with checked ``apply``.
     ///
     /// Raises:
-    ///     DecodeError: naming the first entry that does not apply.
-    fn replay(&self, py: Python<'_>, history: Vec<u32>) -> PyResult<PyState> {
+    ///     DecodeError: naming the first entry that does not apply (or is no action id).
+    fn replay(&self, py: Python<'_>, history: Vec<crate::args::I64>) -> PyResult<PyState> {
+        let mut ids = crate::args::vec_with_capacity(history.len(), "history entries")?;
+        for (i, a) in history.iter().enumerate() {
+            let id = u32::try_from(a.0).map_err(|_| {
+                crate::errors::new_err(
+                    crate::errors::Kind::Decode,
+                    format!("history[{i}] = {}: action ids are 0 to {}", a.0, u32::MAX),
+                )
+            })?;
+            ids.push(id);
+        }
         let game = &self.game;
-        let state = py.detach(|| game.replay(&history)).py()?;
+        let state = py.detach(|| game.replay(&ids)).py()?;
         Ok(PyState::new(state))
     }
 

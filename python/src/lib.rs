@@ -10,6 +10,7 @@
 //! `legal_actions`, …) take well under a microsecond, less than releasing and re-acquiring
 //! the GIL would cost, so they keep it.
 
+mod args;
 mod bots;
 mod classes;
 mod convert;

@@ -40,7 +40,8 @@ impl PyRng {
     ///
     /// Raises:
     ///     ValueError: if ``n`` is 0.
-    fn below(&mut self, n: u64) -> PyResult<u64> {
+    fn below(&mut self, n: crate::args::U64) -> PyResult<u64> {
+        let n = n.0;
         if n == 0 {
             return Err(PyValueError::new_err("below(n) needs n > 0"));
         }

@@ -1,4 +1,4 @@
-//! `cardhouse`: the cardhouse gRPC server.
+//! `cardhouse`: the cardhouse gRPC server, bot simulator and terminal game.
 //!
 //! ```text
 //! cardhouse serve                                  # 127.0.0.1:50051, data in ./cardhouse-data
@@ -27,7 +27,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "cardhouse",
     version,
-    about = "The cardhouse card game engine as a gRPC service"
+    about = "The cardhouse card game engine (Jass, Klaberjass, Cribbage, Avinas): serve it over \
+             gRPC, simulate bots against bots, or play a game in the terminal",
+    long_about = "The cardhouse card game engine (Swiss Jass/Schieber, Klaberjass, Cribbage, \
+                  Avinas).\n\n`cardhouse serve` runs the gRPC service (cardhouse.v1 Engine and \
+                  Matches, health, reflection); `cardhouse simulate` plays bots against bots on \
+                  every core and reports win rates; `cardhouse play` lets you play one seat in \
+                  the terminal against bots. `cardhouse <COMMAND> --help` tells more."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -352,15 +358,9 @@ fn simulate(args: &SimulateArgs) -> ExitCode {
         threads,
     };
     match sim::run(&setup, &sim::progress_printer()) {
-        Ok(report) => {
-            if args.json {
-                println!("{}", sim::json(&setup, &report));
-            } else {
-                print!("{}", sim::text(&setup, &report));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(&e.to_string()),
+        Ok(report) if args.json => cli::write_stdout(&format!("{}\n", sim::json(&setup, &report))),
+        Ok(report) => cli::write_stdout(&sim::text(&setup, &report)),
+        Err(e) => fail(&e),
     }
 }
 
