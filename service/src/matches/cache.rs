@@ -1,16 +1,19 @@
 //! The matches in memory, each behind its own lock: found by id, loaded from a shared store
 //! when missing, revalidated against it before use, and forgotten when idle or deleted.
+//! A match whose stored data is damaged (set aside when the store was opened, or failing
+//! its checks when read) is never served: its requests are `DATA_LOSS`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use crate::error::{ApiError, guard};
+use crate::error::ApiError;
 use crate::matches::model::Match;
 use crate::matches::stored::{adopt, resume};
-use crate::store::{Newer, Store, StoreError};
+use crate::store::{Damaged, Newer, Store, StoreError};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
 /// dropped from memory.
@@ -24,15 +27,48 @@ pub(super) type Entry = Arc<Mutex<Match>>;
 pub(super) struct Cache {
     table: RwLock<HashMap<String, Entry>>,
     store: Store,
+    /// Matches an exclusive store set aside as damaged when it was opened: never served.
+    set_aside: HashSet<String>,
+    /// Damage already logged: match id → the version and what was found (logged again only
+    /// if either changes, so that a poll meeting a damaged row each second does not flood
+    /// the log).
+    reported: std::sync::Mutex<HashMap<String, (Option<u64>, String)>>,
 }
 
 impl Cache {
-    /// A cache holding `matches` (an exclusive store's, read at open), over `store`.
-    pub(super) fn new(matches: HashMap<String, Entry>, store: Store) -> Cache {
+    /// A cache holding `matches` (an exclusive store's, read at open), over `store`;
+    /// `set_aside`: the ids of the store's damaged matches.
+    pub(super) fn new(
+        matches: HashMap<String, Entry>,
+        set_aside: HashSet<String>,
+        store: Store,
+    ) -> Cache {
         Cache {
             table: RwLock::new(matches),
             store,
+            set_aside,
+            reported: std::sync::Mutex::default(),
         }
+    }
+
+    /// The answer to a request for a match found damaged (`version`: the stored version
+    /// read, if known), after logging where and what (once per id, version and finding).
+    pub(super) fn damaged(&self, d: Damaged, version: Option<u64>) -> ApiError {
+        let new = self.reported.lock().map_or(true, |mut seen| {
+            let finding = (version, d.what.clone());
+            seen.insert(d.id.clone(), finding.clone()) != Some(finding)
+        });
+        if new {
+            tracing::error!(
+                match_id = %d.id,
+                place = %d.place,
+                version,
+                "match not served, its stored data is damaged: {}; requests for it are \
+                 answered DATA_LOSS until it is repaired",
+                d.what
+            );
+        }
+        ApiError::DataLoss
     }
 
     /// Number of matches in memory.
@@ -73,14 +109,28 @@ impl Cache {
         if let Some(m) = self.cached(id)? {
             return Ok(m);
         }
+        if self.set_aside.contains(id) {
+            return Err(ApiError::DataLoss);
+        }
         let Some(shared) = self.store.shared() else {
             return Err(ApiError::MatchNotFound(id.to_owned()));
         };
-        let Newer::Changed(loaded) = shared.load(id, None).await.map_err(unavailable)? else {
-            return Err(ApiError::MatchNotFound(id.to_owned()));
+        let loaded = match shared.load(id, None).await {
+            Ok(Newer::Changed(loaded)) => loaded,
+            Ok(Newer::Same | Newer::Gone) => return Err(ApiError::MatchNotFound(id.to_owned())),
+            Err(StoreError::Damaged(d)) => return Err(self.damaged(d, None)),
+            Err(e) => return Err(unavailable(e)),
         };
         let version = loaded.version;
-        let mut m = resume(loaded.stored)?;
+        let place = loaded.place;
+        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(loaded.stored))) {
+            Ok(Ok(m)) => m,
+            Ok(Err(what)) => {
+                let id = id.to_owned();
+                return Err(self.damaged(Damaged { id, place, what }, Some(version)));
+            }
+            Err(_) => return Err(ApiError::Internal(format!("resuming match {id} panicked"))),
+        };
         // Whoever plays its bots, it is not this process yet (see `replicas::poll`).
         m.driving = false;
         m.version = version;
@@ -104,13 +154,28 @@ impl Cache {
         };
         m.used = Instant::now();
         let known = (!m.stale).then_some(m.version);
-        match shared.load(&m.meta.id, known).await.map_err(unavailable)? {
-            Newer::Same => Ok(()),
-            Newer::Changed(loaded) => guard(|| adopt(m, loaded)),
-            Newer::Gone => {
+        match shared.load(&m.meta.id, known).await {
+            Ok(Newer::Same) => Ok(()),
+            Ok(Newer::Changed(loaded)) => {
+                let (version, place) = (loaded.version, loaded.place.clone());
+                match catch_unwind(AssertUnwindSafe(|| adopt(m, loaded))) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(what)) => {
+                        let id = m.meta.id.clone();
+                        Err(self.damaged(Damaged { id, place, what }, Some(version)))
+                    }
+                    Err(_) => Err(ApiError::Internal(format!(
+                        "adopting match {} panicked",
+                        m.meta.id
+                    ))),
+                }
+            }
+            Ok(Newer::Gone) => {
                 self.forget(&m.meta.id);
                 Err(ApiError::MatchNotFound(m.meta.id.clone()))
             }
+            Err(StoreError::Damaged(d)) => Err(self.damaged(d, None)),
+            Err(e) => Err(unavailable(e)),
         }
     }
 
@@ -127,6 +192,9 @@ impl Cache {
     pub(super) fn forget(&self, id: &str) {
         if let Ok(mut table) = self.table.write() {
             table.remove(id);
+        }
+        if let Ok(mut reported) = self.reported.lock() {
+            reported.remove(id);
         }
     }
 

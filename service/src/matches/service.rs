@@ -2,12 +2,11 @@
 //! resumed, their bots set playing again, the other replicas followed — and what the server
 //! asks of it afterwards (the periodic sweep, whether its store failed).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::sync::{Mutex, watch};
 
-use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::Cache;
 use crate::matches::driver::drive;
@@ -16,7 +15,7 @@ use crate::matches::limits::MatchLimits;
 use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
-use crate::store::{Store, StoredMatch};
+use crate::store::{Damaged, Opened, Store};
 
 /// The Matches service.
 #[derive(Clone, Debug)]
@@ -25,22 +24,39 @@ pub struct MatchesService {
 }
 
 impl MatchesService {
-    /// A service over `store`, resuming `stored` matches (an exclusive store's, read at
-    /// open). Watch streams end when `shutdown` becomes true.
-    ///
-    /// # Errors
-    /// If a stored match cannot be resumed (a state that no longer decodes).
+    /// A service over `store`, resuming the matches it `opened` (an exclusive store's, read
+    /// at open). A damaged match (set aside by the store, or failing [`resume`]'s checks) is
+    /// not served: its requests are `DATA_LOSS`; it still holds its slot under the match
+    /// limit. Watch streams end when `shutdown` becomes true.
+    #[must_use]
     pub fn new(
         store: Store,
-        stored: Vec<StoredMatch>,
+        opened: Opened,
         limits: MatchLimits,
         shutdown: watch::Receiver<bool>,
-    ) -> Result<MatchesService, ApiError> {
-        let mut matches = HashMap::with_capacity(stored.len());
+    ) -> MatchesService {
+        let mut matches = HashMap::with_capacity(opened.matches.len());
+        let mut set_aside: HashSet<String> = opened.damaged.into_iter().map(|d| d.id).collect();
         let mut driving = Vec::new();
-        for s in stored {
+        for s in opened.matches {
             let id = s.id.clone();
-            let m = resume(s).map_err(|e| ApiError::Internal(format!("match {id}: {e}")))?;
+            let m = match std::panic::catch_unwind(|| resume(s)) {
+                Ok(Ok(m)) => m,
+                outcome => {
+                    let what = match outcome {
+                        Ok(Err(what)) => what,
+                        _ => "resuming it panicked".to_owned(),
+                    };
+                    let damaged = Damaged {
+                        id: id.clone(),
+                        place: "the store".into(),
+                        what,
+                    };
+                    tracing::error!(match_id = %id, "match set aside: {damaged}");
+                    set_aside.insert(id);
+                    continue;
+                }
+            };
             if m.driving {
                 driving.push(id.clone());
             }
@@ -48,12 +64,15 @@ impl MatchesService {
         }
         tracing::info!(
             matches = matches.len(),
+            set_aside = set_aside.len(),
             persistent = store.is_persistent(),
             "matches loaded"
         );
-        let admission = Admission::new(matches.len(), limits.max_matches, store.is_shared());
+        // Damaged matches keep their slots: they stay in the store.
+        let held = matches.len() + set_aside.len();
+        let admission = Admission::new(held, limits.max_matches, store.is_shared());
         let hub = Arc::new(Hub {
-            cache: Cache::new(matches, store.clone()),
+            cache: Cache::new(matches, set_aside, store.clone()),
             admission,
             store,
             limits,
@@ -64,7 +83,7 @@ impl MatchesService {
             drive(&hub, id);
         }
         follow(&hub);
-        Ok(MatchesService { hub })
+        MatchesService { hub }
     }
 
     /// Removes ended matches past their retention and aborts abandoned ones; returns how
