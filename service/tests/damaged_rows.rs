@@ -15,10 +15,9 @@ use cardhouse_server::auth::hash_token;
 use cardhouse_server::pb;
 use cardhouse_server::pb::matches_client::MatchesClient;
 use cardhouse_server::store::StoredMatch;
-use common::authed;
 use common::postgres::TestDb;
 use common::process::Server;
-use tokio_stream::StreamExt;
+use common::{assert_data_loss, authed};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
@@ -138,72 +137,6 @@ async fn write_row(db: &TestDb, id: &str, header: &[u8], state: &[u8], stalled: 
     assert_eq!(n, 1);
 }
 
-/// Every request of match `m` through `c` is DATA_LOSS with the documented message (`Act`
-/// with `move_`: an action and move number of seat 0 that were legal before the damage).
-async fn assert_data_loss(c: &mut Client, m: &M, move_: (u32, u64), what: &str) {
-    let check = |rpc: &str, outcome: Result<(), Status>| {
-        let status = outcome.expect_err(&format!("{what}: {rpc} succeeded"));
-        assert_eq!(status.code(), Code::DataLoss, "{what}: {rpc}: {status:?}");
-        assert!(
-            status.message().contains("damaged") && !status.message().contains(&m.id),
-            "{what}: {rpc}: {status:?}"
-        );
-    };
-    let id = || m.id.clone();
-    let owner_view = c
-        .get_view(authed(&m.owner, pb::GetViewRequest { match_id: id() }))
-        .await;
-    check("GetView (owner)", owner_view.map(drop));
-    let acted = c
-        .act(authed(
-            &m.token,
-            pb::ActRequest {
-                match_id: id(),
-                action: Some(pb::act_request::Action::ActionId(move_.0)),
-                expected_move_number: move_.1,
-                include_view: true,
-            },
-        ))
-        .await;
-    check("Act", acted.map(drop));
-    check("GetView", view(c, m).await.map(drop));
-    let recorded = c
-        .get_record(authed(
-            &m.owner,
-            pb::GetRecordRequest {
-                match_id: id(),
-                ..Default::default()
-            },
-        ))
-        .await;
-    check("GetRecord", recorded.map(drop));
-    let watched = match c
-        .watch(authed(&m.token, pb::WatchRequest { match_id: id() }))
-        .await
-    {
-        Ok(stream) => match stream.into_inner().next().await {
-            Some(Err(s)) => Err(s),
-            other => panic!("{what}: Watch gave {other:?}"),
-        },
-        Err(s) => Err(s),
-    };
-    check("Watch", watched);
-    let resigned = c
-        .resign(authed(
-            &m.token,
-            pb::ResignRequest {
-                match_id: id(),
-                seat: None,
-            },
-        ))
-        .await;
-    check("Resign", resigned.map(drop));
-    let aborted = c
-        .abort_match(authed(&m.owner, pb::AbortMatchRequest { match_id: id() }))
-        .await;
-    check("AbortMatch", aborted.map(drop));
-}
-
 /// The replica's log names the match, the table and what is wrong.
 fn assert_logged(s: &Server, m: &M, what: &str) {
     let log = s.stderr();
@@ -272,7 +205,15 @@ async fn a_four_seat_header_on_a_two_player_game_is_data_loss() {
     )
     .await;
     for (i, c) in clients.iter_mut().enumerate().rev() {
-        assert_data_loss(c, &bad, move_, &format!("replica {i}")).await;
+        assert_data_loss(
+            c,
+            &bad.id,
+            &bad.token,
+            &bad.owner,
+            move_,
+            &format!("replica {i}"),
+        )
+        .await;
     }
     for s in &servers {
         assert_logged(s, &bad, "4 seats");
@@ -316,9 +257,25 @@ async fn an_undecodable_header_and_a_state_that_does_not_replay_are_data_loss() 
     .await;
     for (i, c) in clients.iter_mut().enumerate() {
         let what = format!("replica {i}, garbled header");
-        assert_data_loss(c, &garbled, garbled_move, &what).await;
+        assert_data_loss(
+            c,
+            &garbled.id,
+            &garbled.token,
+            &garbled.owner,
+            garbled_move,
+            &what,
+        )
+        .await;
         let what = format!("replica {i}, unplayable state");
-        assert_data_loss(c, &unplayable, unplayable_move, &what).await;
+        assert_data_loss(
+            c,
+            &unplayable.id,
+            &unplayable.token,
+            &unplayable.owner,
+            unplayable_move,
+            &what,
+        )
+        .await;
     }
     assert_logged(&servers[0], &garbled, "header does not decode");
     assert_logged(&servers[1], &unplayable, "state");
@@ -385,7 +342,15 @@ async fn four_billion_iterations_marked_driving_are_data_loss_and_never_played()
     tokio::time::sleep(Duration::from_secs(3)).await;
     let t = Instant::now();
     for (i, c) in clients.iter_mut().enumerate() {
-        assert_data_loss(c, &bad, move_, &format!("replica {i}")).await;
+        assert_data_loss(
+            c,
+            &bad.id,
+            &bad.token,
+            &bad.owner,
+            move_,
+            &format!("replica {i}"),
+        )
+        .await;
     }
     assert!(
         t.elapsed() < Duration::from_secs(5),

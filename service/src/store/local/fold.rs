@@ -219,15 +219,23 @@ pub(crate) fn fold(inputs: Inputs<'_>) -> Result<Folded, StoreError> {
         }
         let Some(m) = good.get_mut(&e.id) else {
             if !deleted.contains(&e.id) {
+                // Said of the database (it lacks what the log has); salvage drops the entry.
+                let holder = if from == From::Table {
+                    "its move table"
+                } else {
+                    "the move log"
+                };
                 ctx.problem(
                     &mut out,
-                    from,
+                    From::Database,
                     format!(
-                        "the {at}: moves of match {} which the database does not hold \
-                         (is the database behind the log?)",
-                        e.id
+                        "the database does not hold match {}, whose moves {holder} has (the \
+                         {at} of {}): is the database behind the log?",
+                        e.id,
+                        ctx.path(from).display()
                     ),
                 )?;
+                out.dropped_from_table |= from == From::Table;
                 out.lost.push(e.id.clone());
                 broken.insert(e.id.clone());
             }
@@ -237,13 +245,16 @@ pub(crate) fn fold(inputs: Inputs<'_>) -> Result<Folded, StoreError> {
         if e.from > len {
             ctx.problem(
                 &mut out,
-                from,
+                From::Database,
                 format!(
-                    "the {at}: a gap in match {}: its history has {len} actions, the entry \
-                     starts at {} (is the database behind the log?)",
-                    e.id, e.from
+                    "a gap in match {}: its snapshot and moves have {len} actions, the {at} \
+                     of {} starts at {}: is the database behind the log?",
+                    e.id,
+                    ctx.path(from).display(),
+                    e.from
                 ),
             )?;
+            out.dropped_from_table |= from == From::Table;
             out.lost.push(e.id.clone());
             broken.insert(e.id.clone());
             continue;
