@@ -18,8 +18,8 @@ use cardhouse_server::store::StoredMatch;
 use common::postgres::TestDb;
 use common::process::Server;
 use common::{assert_data_loss, authed};
+use tonic::Status;
 use tonic::transport::Channel;
-use tonic::{Code, Status};
 
 type Client = MatchesClient<Channel>;
 
@@ -150,11 +150,11 @@ fn assert_logged(s: &Server, m: &M, what: &str) {
 
 /// A healthy match still plays through both replicas: a move through each.
 async fn still_served(clients: &mut [Client], healthy: &M) {
-    for i in 0..clients.len() {
-        let v = view(&mut clients[i], healthy)
+    for (i, c) in clients.iter_mut().enumerate() {
+        let v = view(c, healthy)
             .await
             .unwrap_or_else(|s| panic!("replica {i}: {s:?}"));
-        act(&mut clients[i], healthy, &v)
+        act(c, healthy, &v)
             .await
             .unwrap_or_else(|s| panic!("replica {i}: {s:?}"));
     }

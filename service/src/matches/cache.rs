@@ -13,7 +13,7 @@ use tokio::sync::Mutex;
 use crate::error::ApiError;
 use crate::matches::model::Match;
 use crate::matches::stored::{adopt, resume};
-use crate::store::{Damaged, Newer, Store, StoreError};
+use crate::store::{Damaged, Loaded, Newer, Store, StoreError};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
 /// dropped from memory.
@@ -121,9 +121,12 @@ impl Cache {
             Err(StoreError::Damaged(d)) => return Err(self.damaged(d, None)),
             Err(e) => return Err(unavailable(e)),
         };
-        let version = loaded.version;
-        let place = loaded.place;
-        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(loaded.stored))) {
+        let Loaded {
+            stored,
+            version,
+            place,
+        } = *loaded;
+        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored))) {
             Ok(Ok(m)) => m,
             Ok(Err(what)) => {
                 let id = id.to_owned();
@@ -158,7 +161,7 @@ impl Cache {
             Ok(Newer::Same) => Ok(()),
             Ok(Newer::Changed(loaded)) => {
                 let (version, place) = (loaded.version, loaded.place.clone());
-                match catch_unwind(AssertUnwindSafe(|| adopt(m, loaded))) {
+                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded))) {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(what)) => {
                         let id = m.meta.id.clone();

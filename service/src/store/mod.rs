@@ -284,7 +284,7 @@ pub enum Newer {
     /// The match is at the known version.
     Same,
     /// The match at another version.
-    Changed(Loaded),
+    Changed(Box<Loaded>),
 }
 
 /// A match as read from a shared store.

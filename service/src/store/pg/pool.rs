@@ -101,11 +101,11 @@ impl Db {
             ),
         };
         stored.ended_at_ms = as_u64(row.get(5));
-        Ok(Newer::Changed(Loaded {
+        Ok(Newer::Changed(Box::new(Loaded {
             stored,
             version: as_u64(version),
             place,
-        }))
+        })))
     }
 
     /// Runs one writing statement; returns the rows it changed. Never retried: if it fails,
