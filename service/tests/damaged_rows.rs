@@ -169,6 +169,23 @@ fn stop_promptly(servers: Vec<Server>) {
     }
 }
 
+/// The length of the longest prefix of `record`'s history after which `seat` is to move.
+fn last_turn_of(record: &cardhouse::codec::Record, seat: usize) -> Option<usize> {
+    let game = cardhouse::new_game(&record.game, &record.options).expect("the game");
+    let mut state = game.new_initial_state();
+    let mut last = None;
+    for (i, &a) in record.history.iter().enumerate() {
+        if state.current_player() == cardhouse::Player::Seat(seat) {
+            last = Some(i);
+        }
+        state.apply(a).expect("the stored history replays");
+    }
+    if state.current_player() == cardhouse::Player::Seat(seat) {
+        last = Some(record.history.len());
+    }
+    last
+}
+
 const HUMAN: pb::SeatKind = pb::SeatKind::Human;
 const RANDOM: pb::SeatKind = pb::SeatKind::RandomBot;
 
@@ -299,32 +316,15 @@ async fn four_billion_iterations_marked_driving_are_data_loss_and_never_played()
     let (mut header, state) = read_row(&db, &bad.id).await;
     // The history cut back to the last point where the bot (seat 1) was to move.
     let mut record = cardhouse::codec::Record::from_bytes(&state).expect("a state");
-    let game = cardhouse::new_game(&record.game, &record.options).expect("the game");
-    let mut replay = game.new_initial_state();
-    let mut bot_to_move = None;
-    for (i, &a) in record.history.iter().enumerate() {
-        if replay.current_player() == cardhouse::Player::Seat(1) {
-            bot_to_move = Some(i);
-        }
-        replay.apply(a).expect("the stored history replays");
-    }
-    let cut = match bot_to_move {
+    let cut = match last_turn_of(&record, 1) {
         Some(i) => i,
         None => {
-            // The bot has not moved yet: let seat 0 move once so that it must.
+            // The bot has not been to move yet: once seat 0 moved, it is.
             let v = view(&mut clients[0], &bad).await.expect("a view");
             act(&mut clients[0], &bad, &v).await.expect("a move");
             let (_, state) = read_row(&db, &bad.id).await;
             record = cardhouse::codec::Record::from_bytes(&state).expect("a state");
-            let mut replay = game.new_initial_state();
-            let mut cut = None;
-            for (i, &a) in record.history.iter().enumerate() {
-                if replay.current_player() == cardhouse::Player::Seat(1) {
-                    cut = Some(i);
-                }
-                replay.apply(a).expect("the stored history replays");
-            }
-            cut.expect("the bot moved")
+            last_turn_of(&record, 1).expect("the bot's turn came")
         }
     };
     record.history.truncate(cut);

@@ -124,7 +124,7 @@ fn survey(dir: &Path, options: OpenOptions) -> Result<Survey, StoreError> {
             &db_path,
             "the database file is empty (zero bytes): its matches are gone".into(),
         )?;
-        aside.push((db_path.clone(), "an empty database file"));
+        aside.push((db_path.clone(), "the empty database file"));
     } else if db_len.is_none() && log_len.is_some_and(|n| n > 0) {
         problem(
             &db_path,
@@ -145,7 +145,7 @@ fn survey(dir: &Path, options: OpenOptions) -> Result<Survey, StoreError> {
             }
             Err(Unreadable::Damaged(what)) => {
                 problem(&db_path, format!("cannot read the database: {what}"))?;
-                aside.push((db_path.clone(), "a database that cannot be read"));
+                aside.push((db_path.clone(), "the database that cannot be read"));
             }
             Err(Unreadable::Io(e)) => return Err(e),
         }
@@ -174,10 +174,13 @@ fn survey(dir: &Path, options: OpenOptions) -> Result<Survey, StoreError> {
         options,
     })?;
     if (log.dropped.is_some() || folded.dropped_from_log) && log_len.is_some() {
-        aside.push((log_path, "a move log entries were dropped from"));
+        aside.push((log_path, "the move log (entries were dropped from it)"));
     }
     if folded.dropped_from_table && !matches!(source, Source::New) {
-        aside.push((db_path, "a database entries were dropped from"));
+        aside.push((
+            db_path,
+            "the database (entries were dropped from its move table)",
+        ));
     }
     Ok(Survey {
         source,
@@ -319,7 +322,8 @@ fn write(dir: &Path, survey: Survey) -> Result<(Database, MoveLog, Opened), Stor
         })?;
         tracing::warn!(path = %path.display(), kept = %kept.display(), "salvage: kept {what} aside");
     }
-    let repaired = matches!(source, Source::Repaired(_));
+    // A new database gets its tables; a repaired copy is committed as what goes on.
+    let not_clean = !matches!(source, Source::Clean);
     let db = match source {
         Source::New => Database::create(&db_path).map_err(db_error)?,
         Source::Clean => Database::open(&db_path).map_err(|e| StoreError::Corrupt {
@@ -344,7 +348,7 @@ fn write(dir: &Path, survey: Survey) -> Result<(Database, MoveLog, Opened), Stor
         ..
     } = folded;
     let next = commits.max(max_marker) + 1;
-    let written = if changed || tables_missing || repaired || !aside.is_empty() {
+    let written = if changed || tables_missing || not_clean || !aside.is_empty() {
         commit_fold(&db, &db_path, &matches, &set_aside, next)?;
         tracing::info!(
             matches = matches.len(),
