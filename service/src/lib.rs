@@ -10,9 +10,10 @@
 //! |---|---|---|
 //! | [`server`] | the listener, the services, health, reflection, shutdown | everything below |
 //! | [`connections`] | accepting connections, the connection limits | — |
+//! | [`fds`] | the file descriptor limit, raised; connections kept within it | — |
 //! | [`engine_service`] | `cardhouse.v1.Engine`: the stateless engine over gRPC | `convert`, `auth` |
 //! | [`matches`] | `cardhouse.v1.Matches`: server-held matches (folder) | `store`, `convert`, `auth` |
-//! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth` |
+//! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock` |
 //! | [`auth`] | bearer tokens, hashes, constant-time comparison | `error` |
 //! | [`convert`] | engine values to and from protobuf | `error` |
 //! | [`codec`], [`response_limit`] | message decoding and size limits | `error` |
@@ -28,6 +29,7 @@ pub mod connections;
 pub mod convert;
 pub mod engine_service;
 pub mod error;
+pub mod fds;
 pub mod matches;
 pub mod response_limit;
 pub mod server;

@@ -15,12 +15,12 @@ use std::process::ExitCode;
 
 use std::time::Duration;
 
-use cardhouse_server::cli;
 use cardhouse_server::connections::ConnectionLimits;
 use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
 use cardhouse_server::matches::{AllBotMatches, MatchLimits};
 use cardhouse_server::server::serve_with_ready;
 use cardhouse_server::{Config, StoreConfig};
+use cardhouse_server::{cli, fds};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
@@ -403,7 +403,7 @@ fn play(args: &PlayArgs) -> ExitCode {
     }
 }
 
-fn run(args: ServeArgs) -> ExitCode {
+fn run(mut args: ServeArgs) -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
@@ -414,6 +414,7 @@ fn run(args: ServeArgs) -> ExitCode {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),
     }
+    limit_connections(&mut args);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -427,6 +428,32 @@ fn run(args: ServeArgs) -> ExitCode {
             tracing::error!(error = %e, "server failed");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Raises the file descriptor limit to the hard limit and lowers `--max-connections`, with
+/// a warning, if the process cannot hold that many besides its other descriptors (see
+/// [`fds`]).
+fn limit_connections(args: &mut ServeArgs) {
+    let limit = fds::raise_limit();
+    // A PostgreSQL store: its pool, the listening and notifying connections, a migration's.
+    let store = if args.store.is_some() {
+        args.store_pool_size as u64 + 3
+    } else {
+        0
+    };
+    let reserved = fds::RESERVED + store;
+    let max = fds::max_connections(args.max_connections, limit, reserved);
+    if max < args.max_connections {
+        tracing::warn!(
+            "--max-connections {} lowered to {max}: this process may open {} files \
+             (RLIMIT_NOFILE, raised to its hard limit), and {} of them are kept for the \
+             store, the listener and the runtime",
+            args.max_connections,
+            limit.unwrap_or(0),
+            reserved.min(limit.unwrap_or(0) / 2)
+        );
+        args.max_connections = max;
     }
 }
 

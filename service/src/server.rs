@@ -90,8 +90,8 @@ impl Default for Config {
 pub enum ServeError {
     #[error("match store: {0}")]
     Store(#[from] crate::store::StoreError),
-    #[error("resuming stored matches: {0}")]
-    Resume(crate::error::ApiError),
+    #[error("starting the match service: {0}")]
+    Start(String),
     #[error("reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("transport: {0}")]
@@ -277,8 +277,8 @@ pub async fn serve(
 /// (up to the grace period), and the store is closed.
 ///
 /// # Errors
-/// If the store cannot be opened (corruption included), a stored match cannot be resumed,
-/// or the transport fails.
+/// If the store cannot be opened (damage to the store as a whole included; a damaged match
+/// is set aside instead), or the transport fails.
 pub async fn serve_with_ready(
     listener: TcpListener,
     config: Config,
@@ -291,16 +291,16 @@ pub async fn serve_with_ready(
         pool_size: config.store_pool_size,
         notices: config.store_notices,
     };
-    let (store, stored) = open(&config.store, settings).await?;
+    let (store, opened) = open(&config.store, settings).await?;
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;
     let matches =
-        match MatchesService::new(store.clone(), stored, matches_limits, stopping_rx.clone()) {
+        match MatchesService::new(store.clone(), opened, matches_limits, stopping_rx.clone()) {
             Ok(m) => m,
             Err(e) => {
                 store.close().await;
-                return Err(ServeError::Resume(e));
+                return Err(ServeError::Start(e.to_string()));
             }
         };
     let mut engine_limits = config.engine.clone();

@@ -2,19 +2,22 @@
 //! missing (a shared store's, or an ended match of an exclusive one), revalidated against a
 //! shared store before use, and forgotten when ended, idle or deleted. Only live matches
 //! stay: an ended match leaves memory once nobody watches it (an exclusive store keeps an
-//! index of them for retention, a few dozen bytes each).
+//! index of them for retention, a few dozen bytes each). A match whose stored data is
+//! damaged (set aside when the store was opened, or failing its checks when read) is never
+//! served: its requests are `DATA_LOSS`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex as StdMutex, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
-use crate::error::{ApiError, guard};
+use crate::error::ApiError;
 use crate::matches::model::Match;
 use crate::matches::stored::{adopt, resume};
 use crate::pb;
-use crate::store::{Newer, Store, StoreError};
+use crate::store::{Damaged, Loaded, Newer, Store, StoreError, StoredMatch};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
 /// dropped from memory.
@@ -72,14 +75,22 @@ pub(super) struct Cache {
     store: Store,
     /// IS-MCTS iterations a bot may spend on a move (matches read back are held to it).
     max_iterations: u32,
+    /// Matches an exclusive store set aside as damaged when it was opened: never served.
+    set_aside: HashSet<String>,
+    /// Damage already logged: match id → the version and what was found (logged again only
+    /// if either changes, so that a poll meeting a damaged row each second does not flood
+    /// the log).
+    reported: StdMutex<HashMap<String, (Option<u64>, String)>>,
 }
 
 impl Cache {
     /// A cache holding `matches` (an exclusive store's live ones, read at open) and the
-    /// index of its `ended` ones, over `store`.
+    /// index of its `ended` ones, over `store`; `set_aside`: the ids of the store's damaged
+    /// matches.
     pub(super) fn new(
         matches: HashMap<String, Entry>,
         ended: HashMap<String, Ended>,
+        set_aside: HashSet<String>,
         store: Store,
         max_iterations: u32,
     ) -> Cache {
@@ -88,7 +99,29 @@ impl Cache {
             ended: StdMutex::new(ended),
             store,
             max_iterations,
+            set_aside,
+            reported: StdMutex::default(),
         }
+    }
+
+    /// The answer to a request for a match found damaged (`version`: the stored version
+    /// read, if known), after logging where and what (once per id, version and finding).
+    pub(super) fn damaged(&self, d: Damaged, version: Option<u64>) -> ApiError {
+        let new = self.reported.lock().map_or(true, |mut seen| {
+            let finding = (version, d.what.clone());
+            seen.insert(d.id.clone(), finding.clone()) != Some(finding)
+        });
+        if new {
+            tracing::error!(
+                match_id = %d.id,
+                place = %d.place,
+                version,
+                "match not served, its stored data is damaged: {}; requests for it are \
+                 answered DATA_LOSS until it is repaired",
+                d.what
+            );
+        }
+        ApiError::DataLoss
     }
 
     /// Number of matches in memory.
@@ -130,21 +163,45 @@ impl Cache {
         if let Some(m) = self.cached(id)? {
             return Ok(m);
         }
-        let mut m = if let Some(shared) = self.store.shared() {
-            let Newer::Changed(loaded) = shared.load(id, None).await.map_err(unavailable)? else {
-                return Err(ApiError::MatchNotFound(id.to_owned()));
+        if self.set_aside.contains(id) {
+            return Err(ApiError::DataLoss);
+        }
+        let (stored, version, place) = if let Some(shared) = self.store.shared() {
+            let loaded = match shared.load(id, None).await {
+                Ok(Newer::Changed(loaded)) => loaded,
+                Ok(Newer::Same | Newer::Gone) => {
+                    return Err(ApiError::MatchNotFound(id.to_owned()));
+                }
+                Err(StoreError::Damaged(d)) => return Err(self.damaged(d, None)),
+                Err(e) => return Err(unavailable(e)),
             };
-            let version = loaded.version;
-            let mut m = resume(loaded.stored, self.max_iterations)?;
-            m.version = version;
-            m
+            let Loaded {
+                stored,
+                version,
+                place,
+            } = *loaded;
+            (stored, Some(version), place)
         } else if self.has_ended(id) {
-            let stored = self.store.load_stored(id).await.map_err(unavailable)?;
+            let stored: Option<StoredMatch> = match self.store.load_stored(id).await {
+                Ok(stored) => stored,
+                Err(StoreError::Damaged(d)) => return Err(self.damaged(d, None)),
+                Err(e) => return Err(unavailable(e)),
+            };
             let stored = stored.ok_or_else(|| ApiError::MatchNotFound(id.to_owned()))?;
-            resume(stored, self.max_iterations)?
+            (stored, None, "the data directory's database".to_owned())
         } else {
             return Err(ApiError::MatchNotFound(id.to_owned()));
         };
+        let max_iterations = self.max_iterations;
+        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored, max_iterations))) {
+            Ok(Ok(m)) => m,
+            Ok(Err(what)) => {
+                let id = id.to_owned();
+                return Err(self.damaged(Damaged { id, place, what }, version));
+            }
+            Err(_) => return Err(ApiError::Internal(format!("resuming match {id} panicked"))),
+        };
+        m.version = version.unwrap_or(0);
         // Whoever plays its bots, it is not this process yet (see `replicas::poll`).
         m.driving = false;
         let mut table = self
@@ -167,13 +224,29 @@ impl Cache {
         };
         m.used = Instant::now();
         let known = (!m.stale).then_some(m.version);
-        match shared.load(&m.meta.id, known).await.map_err(unavailable)? {
-            Newer::Same => Ok(()),
-            Newer::Changed(loaded) => guard(|| adopt(m, loaded, self.max_iterations)),
-            Newer::Gone => {
+        match shared.load(&m.meta.id, known).await {
+            Ok(Newer::Same) => Ok(()),
+            Ok(Newer::Changed(loaded)) => {
+                let (version, place) = (loaded.version, loaded.place.clone());
+                let max_iterations = self.max_iterations;
+                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded, max_iterations))) {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(what)) => {
+                        let id = m.meta.id.clone();
+                        Err(self.damaged(Damaged { id, place, what }, Some(version)))
+                    }
+                    Err(_) => Err(ApiError::Internal(format!(
+                        "adopting match {} panicked",
+                        m.meta.id
+                    ))),
+                }
+            }
+            Ok(Newer::Gone) => {
                 self.forget(&m.meta.id);
                 Err(ApiError::MatchNotFound(m.meta.id.clone()))
             }
+            Err(StoreError::Damaged(d)) => Err(self.damaged(d, None)),
+            Err(e) => Err(unavailable(e)),
         }
     }
 
@@ -190,6 +263,9 @@ impl Cache {
     pub(super) fn forget(&self, id: &str) {
         if let Ok(mut table) = self.table.write() {
             table.remove(id);
+        }
+        if let Ok(mut reported) = self.reported.lock() {
+            reported.remove(id);
         }
     }
 

@@ -19,12 +19,12 @@
 //! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `play::finish` |
 //! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver` |
 //! | `hub.rs` | the state every request shares | `cache`, `admission` |
-//! | `cache.rs` | matches in memory, their locks, loading and revalidation | `stored`, the store |
+//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `stored`, the store |
 //! | `admission.rs` | the match limit, reserved before creation | — |
 //! | `commit.rs` | a change stored, then applied in memory and broadcast | `stored`, the store |
 //! | `views.rs` | redaction: roles, views, texts and events for each viewer | `model` |
 //! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model` |
-//! | `stored.rs` | a match to and from its stored form | `model`, `bots` |
+//! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `bots` |
 //! | `model.rs` | the match in memory, moves, move numbers | — |
 //! | `limits.rs` | the service's limits (the server's flags) | — |
 //!

@@ -2,7 +2,7 @@
 //! resumed, their bots set playing again, the other replicas followed — and what the server
 //! asks of it afterwards (the periodic sweep, whether its store failed).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::sync::{Mutex, watch};
@@ -20,7 +20,7 @@ use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
 use crate::pb;
-use crate::store::{Store, StoredMatch};
+use crate::store::{Damaged, Opened, Store};
 
 /// The Matches service.
 #[derive(Clone, Debug)]
@@ -29,22 +29,24 @@ pub struct MatchesService {
 }
 
 impl MatchesService {
-    /// A service over `store`, resuming `stored` matches (an exclusive store's, read at
-    /// open). Watch streams end when `shutdown` becomes true.
+    /// A service over `store`, resuming the matches it `opened` (an exclusive store's, read
+    /// at open). A damaged match (set aside by the store, or failing [`resume`]'s checks) is
+    /// not served: its requests are `DATA_LOSS`; it still holds its slot under the match
+    /// limit. Watch streams end when `shutdown` becomes true.
     ///
     /// # Errors
-    /// If a stored match cannot be resumed (a state that no longer decodes).
+    /// If the bot worker threads cannot be started.
     pub fn new(
         store: Store,
-        stored: Vec<StoredMatch>,
+        opened: Opened,
         limits: MatchLimits,
         shutdown: watch::Receiver<bool>,
     ) -> Result<MatchesService, ApiError> {
-        let held = stored.len();
         let mut matches = HashMap::new();
         let mut ended = HashMap::new();
+        let mut set_aside: HashSet<String> = opened.damaged.into_iter().map(|d| d.id).collect();
         let mut driving = Vec::new();
-        for s in stored {
+        for s in opened.matches {
             let id = s.id.clone();
             // Ended matches stay in the store (read back when asked for): only indexed.
             let status = status_of(s.status, false);
@@ -58,8 +60,24 @@ impl MatchesService {
                 ended.insert(id, Ended::stored(at, status));
                 continue;
             }
-            let m = resume(s, limits.max_ismcts_iterations)
-                .map_err(|e| ApiError::Internal(format!("match {id}: {e}")))?;
+            let max_iterations = limits.max_ismcts_iterations;
+            let m = match std::panic::catch_unwind(|| resume(s, max_iterations)) {
+                Ok(Ok(m)) => m,
+                outcome => {
+                    let what = match outcome {
+                        Ok(Err(what)) => what,
+                        _ => "resuming it panicked".to_owned(),
+                    };
+                    let damaged = Damaged {
+                        id: id.clone(),
+                        place: "the store".into(),
+                        what,
+                    };
+                    tracing::error!(match_id = %id, "match set aside: {damaged}");
+                    set_aside.insert(id);
+                    continue;
+                }
+            };
             if m.live.status != pb::MatchStatus::Active {
                 ended.insert(id, Ended::stored(m.live.ended_at_ms, m.live.status));
                 continue;
@@ -72,13 +90,22 @@ impl MatchesService {
         tracing::info!(
             live = matches.len(),
             ended = ended.len(),
+            set_aside = set_aside.len(),
             persistent = store.is_persistent(),
             "matches loaded"
         );
         let pool = BotPool::start(limits.bot_workers).map_err(ApiError::Internal)?;
+        // Damaged matches keep their slots: they stay in the store.
+        let held = matches.len() + ended.len() + set_aside.len();
         let admission = Admission::new(held, limits.max_matches, store.is_shared());
         let hub = Arc::new(Hub {
-            cache: Cache::new(matches, ended, store.clone(), limits.max_ismcts_iterations),
+            cache: Cache::new(
+                matches,
+                ended,
+                set_aside,
+                store.clone(),
+                limits.max_ismcts_iterations,
+            ),
             admission,
             store,
             pool,

@@ -25,10 +25,18 @@
 //!   and checks it ([`MatchStore::has_failed`]); a shared store's caller reloads that match
 //!   before the next change;
 //! * tokens are stored as hashes only ([`crate::auth::hash_token`]);
-//! * on open, every match is exactly as its last successful write left it; anything that
-//!   cannot be proven whole is reported ([`StoreError::Corrupt`]) and the server does not
-//!   start, unless the operator asked to salvage, which keeps what is consistent and logs
-//!   everything it dropped;
+//! * on open, every match is exactly as its last successful write left it; damage to the
+//!   store as a whole (a database behind its log, a torn middle of the log, a file missing
+//!   or unreadable) is reported ([`StoreError::Corrupt`], naming the file) and the server
+//!   does not start, unless the operator asked to salvage, which keeps what is consistent,
+//!   logs everything it dropped and keeps the damaged files aside; a refused start changes
+//!   no byte of any file;
+//! * **one damaged match is set aside, never fatal**: a match whose stored data fails its
+//!   checksum or is impossible ([`check::check`]) is reported in [`Opened::damaged`] (an
+//!   exclusive store, at open) or as [`StoreError::Damaged`] (a shared store, at each
+//!   load), logged with the file (or table and row) and what is wrong; the store never
+//!   changes or deletes its data (a fix by the operator makes it readable again), and the
+//!   match service answers every request for it with `DATA_LOSS`;
 //! * only a record that a crash tore while it was being written (never acknowledged) is
 //!   dropped silently, and even that is logged with the file and offset.
 //!
@@ -48,6 +56,7 @@
 //! ([`StoreError::Full`]); it sweeps itself ([`SharedStore::sweep`]); and it may tell of
 //! changes made elsewhere ([`Notice`]s).
 
+pub mod check;
 pub mod local;
 pub mod memory;
 pub mod open;
@@ -84,6 +93,9 @@ pub enum StoreError {
     /// Stored data that cannot be proven whole: the file (or table and row) and what is wrong.
     #[error("{path}: {what}")]
     Corrupt { path: PathBuf, what: String },
+    /// One match's stored data is damaged (the rest of the store is not): it is not served.
+    #[error("{0}")]
+    Damaged(Damaged),
     /// A shared store: the match changed through another replica since it was read; nothing
     /// was written.
     #[error("the match changed through another replica; nothing was written")]
@@ -288,7 +300,7 @@ pub enum Newer {
     /// The match is at the known version.
     Same,
     /// The match at another version.
-    Changed(Loaded),
+    Changed(Box<Loaded>),
 }
 
 /// A match as read from a shared store.
@@ -296,6 +308,32 @@ pub enum Newer {
 pub struct Loaded {
     pub stored: StoredMatch,
     pub version: u64,
+    /// Where it was read (a table and row), for the log if it turns out damaged.
+    pub place: String,
+}
+
+/// A match whose stored data is damaged: set aside, never served, changed or deleted.
+#[derive(Clone, Debug)]
+pub struct Damaged {
+    pub id: String,
+    /// Where its data is: a file, or a table and row.
+    pub place: String,
+    /// What is wrong, for the operator.
+    pub what: String,
+}
+
+impl std::fmt::Display for Damaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "match {} ({}): {}", self.id, self.place, self.what)
+    }
+}
+
+/// What opening a store found: the matches an exclusive store holds (a shared store's are
+/// loaded on demand: none), and the ones set aside as damaged.
+#[derive(Debug, Default)]
+pub struct Opened {
+    pub matches: Vec<StoredMatch>,
+    pub damaged: Vec<Damaged>,
 }
 
 /// A message of a shared store about changes made by other replicas.
@@ -342,7 +380,8 @@ pub trait SharedStore: Send + Sync {
     /// round trip either way.
     ///
     /// # Errors
-    /// The database's; stored data that does not decode ([`StoreError::Corrupt`]).
+    /// The database's; a match whose stored data does not decode ([`StoreError::Damaged`];
+    /// whatever decodes is checked by the caller, [`check::check`]).
     fn load<'a>(
         &'a self,
         id: &'a str,

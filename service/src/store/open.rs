@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::store::local::{LocalStore, OpenOptions};
 use crate::store::memory::MemoryStore;
 use crate::store::pg::PgStore;
-use crate::store::{Store, StoreError, StoredMatch};
+use crate::store::{Opened, Store, StoreError};
 
 /// Where matches are kept.
 #[derive(Clone, Debug)]
@@ -34,34 +34,35 @@ pub struct OpenSettings {
     pub notices: bool,
 }
 
-/// Opens the store `config` names: the store, and the matches an exclusive store holds (a
-/// shared store's are loaded on demand: none here). Must run inside a Tokio runtime; the
-/// data directory's checks run on a blocking thread.
+/// Opens the store `config` names: the store, the matches an exclusive store holds (a
+/// shared store's are loaded on demand: none here) and those it set aside as damaged. Must
+/// run inside a Tokio runtime; the data directory's checks run on a blocking thread.
 ///
 /// # Errors
-/// As each backend's open: corruption naming the file, an unreachable database, ...
+/// As each backend's open: corruption of the store as a whole naming the file, an
+/// unreachable database, ...
 pub async fn open(
     config: &StoreConfig,
     settings: OpenSettings,
-) -> Result<(Store, Vec<StoredMatch>), StoreError> {
+) -> Result<(Store, Opened), StoreError> {
     Ok(match config.clone() {
-        StoreConfig::Memory => (Store::new(MemoryStore), Vec::new()),
+        StoreConfig::Memory => (Store::new(MemoryStore), Opened::default()),
         StoreConfig::Dir(dir) => {
             let options = OpenOptions {
                 salvage: settings.salvage,
                 cache_bytes: settings.cache_bytes,
             };
-            let (store, stored) =
+            let (store, opened) =
                 tokio::task::spawn_blocking(move || LocalStore::open(&dir, options))
                     .await
                     .map_err(|e| StoreError::Failed {
                         what: format!("opening the data directory: {e}"),
                     })??;
-            (Store::new(store), stored)
+            (Store::new(store), opened)
         }
         StoreConfig::Postgres(url) => {
             let store = PgStore::open(&url, settings.pool_size, settings.notices).await?;
-            (Store::new(store), Vec::new())
+            (Store::new(store), Opened::default())
         }
     })
 }

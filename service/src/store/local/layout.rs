@@ -3,13 +3,14 @@
 
 use std::path::Path;
 
-use redb::{Database, ReadableDatabase, TableDefinition};
+use redb::TableDefinition;
 
 use crate::store::StoreError;
 
 /// Match id → encoded [`StoredMatch`].
 pub(crate) const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("matches");
-/// Sequence number → encoded [`LogEntry`]: the move log of earlier versions, folded on open.
+/// Sequence number → encoded [`LogEntry`]: the move log of earlier versions, folded on open,
+/// and the entries of matches set aside as damaged (kept here, unchanged, by every fold).
 pub(crate) const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("moves");
 /// Store facts: [`COMMITS`].
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
@@ -47,7 +48,7 @@ pub const DEFAULT_CACHE_BYTES: usize = 32 << 20;
 
 /// A database builder with the configured page cache.
 pub(crate) fn builder(options: OpenOptions) -> redb::Builder {
-    let mut b = Database::builder();
+    let mut b = redb::Database::builder();
     b.set_cache_size(options.cache_bytes);
     b
 }
@@ -71,13 +72,4 @@ pub(crate) fn owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
         let _ = (path, mode);
         Ok(())
     }
-}
-
-pub(crate) fn read_commits(db: &Database) -> Result<u64, StoreError> {
-    let txn = db.begin_read().map_err(db_error)?;
-    let meta = txn.open_table(META).map_err(db_error)?;
-    Ok(meta
-        .get(COMMITS)
-        .map_err(db_error)?
-        .map_or(0, |v| v.value()))
 }

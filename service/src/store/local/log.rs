@@ -1,8 +1,9 @@
 //! The move log file (`moves.log`): its record framing and checksums, reading it back
-//! (torn tails dropped, corruption reported) and appending to it durably.
+//! (torn tails dropped, corruption reported; read-only, so that a refused start changes
+//! nothing), starting a new one and appending to it durably.
 
 use std::fs::File;
-use std::io::{Read, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::store::StoreError;
@@ -51,8 +52,10 @@ pub(crate) fn frame(payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
-/// FNV-1a (64 bit): tells a record torn by a crash or flipped on disk from a whole one.
-fn checksum(bytes: &[u8]) -> u64 {
+/// FNV-1a (64 bit): tells a record torn by a crash or flipped on disk from a whole one
+/// (each byte goes through a bijection of the running hash, so any one changed byte changes
+/// the sum).
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
@@ -111,6 +114,80 @@ fn next_legacy_record(rest: &[u8]) -> Next<'_> {
     }
 }
 
+/// What reading a move log found.
+#[derive(Debug, Default)]
+pub(crate) struct LogRead {
+    /// Every whole record with its offset, in order.
+    pub(crate) records: Vec<(u64, Vec<u8>)>,
+    /// With salvage: what was dropped from a corrupt record on (the file must be kept aside).
+    pub(crate) dropped: Option<String>,
+}
+
+/// Reads the move log at `path` (read-only). A torn tail is dropped with a warning;
+/// corruption before the end is an error (or, with salvage, the end of what is kept).
+///
+/// # Errors
+/// [`StoreError::Corrupt`] naming the file and offset; an unreadable file.
+pub(crate) fn read_log(path: &Path, options: OpenOptions) -> Result<LogRead, StoreError> {
+    let bytes = std::fs::read(path).map_err(|source| StoreError::Log {
+        path: path.to_owned(),
+        source,
+    })?;
+    let (start, legacy) = if bytes.starts_with(LOG_MAGIC) {
+        (LOG_MAGIC.len(), false)
+    } else if bytes.is_empty() || LOG_MAGIC.starts_with(&bytes) {
+        (bytes.len(), false)
+    } else {
+        (0, true)
+    };
+    let mut read = LogRead::default();
+    let mut at = start;
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        let next = if legacy {
+            next_legacy_record(rest)
+        } else {
+            next_record(rest)
+        };
+        match next {
+            Next::Record(payload, n) => {
+                read.records.push((at as u64, payload.to_vec()));
+                at += n;
+            }
+            Next::Torn(why) => {
+                tracing::warn!(
+                    path = %path.display(),
+                    offset = at,
+                    bytes = rest.len(),
+                    "dropping a torn tail of the move log ({why}); it was never acknowledged"
+                );
+                break;
+            }
+            Next::Corrupt(why) => {
+                let what = format!(
+                    "corrupt at offset {at} of {} bytes: {why}, followed by more data",
+                    bytes.len()
+                );
+                if !options.salvage {
+                    return Err(StoreError::Corrupt {
+                        path: path.to_owned(),
+                        what: what + SALVAGE_HINT,
+                    });
+                }
+                tracing::warn!(
+                    path = %path.display(),
+                    offset = at,
+                    dropped_bytes = rest.len(),
+                    "salvage: {what}; dropping everything from there"
+                );
+                read.dropped = Some(format!("{} bytes from offset {at}", rest.len()));
+                break;
+            }
+        }
+    }
+    Ok(read)
+}
+
 /// The append-only move log file.
 pub(crate) struct MoveLog {
     path: PathBuf,
@@ -118,110 +195,13 @@ pub(crate) struct MoveLog {
 }
 
 impl MoveLog {
-    /// Opens (or creates, durably and owner-only) `dir/moves.log`.
-    pub(crate) fn open(dir: &Path) -> Result<MoveLog, StoreError> {
+    /// Starts `dir/moves.log` anew, atomically (written beside it, then renamed over it),
+    /// holding only the magic and a marker for database commit `commit`, owner-only.
+    ///
+    /// # Errors
+    /// An I/O error, naming the file.
+    pub(crate) fn start(dir: &Path, commit: u64) -> Result<MoveLog, StoreError> {
         let path = dir.join(MOVE_LOG);
-        let err = |source| StoreError::Log {
-            path: path.clone(),
-            source,
-        };
-        let existed = path.exists();
-        let file = File::options()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(err)?;
-        owner_only(&path, 0o600).map_err(err)?;
-        if !existed {
-            // Make the new directory entry durable too.
-            File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
-        }
-        Ok(MoveLog { path, file })
-    }
-
-    fn err(&self, source: std::io::Error) -> StoreError {
-        StoreError::Log {
-            path: self.path.clone(),
-            source,
-        }
-    }
-
-    /// Every whole record with its offset, in order. A torn tail is dropped with a warning;
-    /// corruption before the end is an error (or, with salvage, the end of what is kept).
-    pub(crate) fn read_all(
-        &mut self,
-        options: OpenOptions,
-    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
-        let mut bytes = Vec::new();
-        (&self.file)
-            .read_to_end(&mut bytes)
-            .map_err(|e| self.err(e))?;
-        let (start, legacy) = if bytes.starts_with(LOG_MAGIC) {
-            (LOG_MAGIC.len(), false)
-        } else if bytes.is_empty() || LOG_MAGIC.starts_with(&bytes) {
-            (bytes.len(), false)
-        } else {
-            (0, true)
-        };
-        let mut records = Vec::new();
-        let mut at = start;
-        while at < bytes.len() {
-            let rest = &bytes[at..];
-            let next = if legacy {
-                next_legacy_record(rest)
-            } else {
-                next_record(rest)
-            };
-            match next {
-                Next::Record(payload, n) => {
-                    records.push((at as u64, payload.to_vec()));
-                    at += n;
-                }
-                Next::Torn(why) => {
-                    tracing::warn!(
-                        path = %self.path.display(),
-                        offset = at,
-                        bytes = rest.len(),
-                        "dropping a torn tail of the move log ({why}); it was never acknowledged"
-                    );
-                    break;
-                }
-                Next::Corrupt(why) => {
-                    let what = format!(
-                        "corrupt at offset {at} of {} bytes: {why}, followed by more data",
-                        bytes.len()
-                    );
-                    if !options.salvage {
-                        return Err(StoreError::Corrupt {
-                            path: self.path.clone(),
-                            what: what + SALVAGE_HINT,
-                        });
-                    }
-                    tracing::warn!(
-                        path = %self.path.display(),
-                        offset = at,
-                        dropped_bytes = rest.len(),
-                        "salvage: {what}; dropping everything from there"
-                    );
-                    break;
-                }
-            }
-        }
-        Ok(records)
-    }
-
-    /// Appends framed `records` and waits until they are on disk.
-    pub(crate) fn append(&mut self, records: &[u8]) -> Result<(), StoreError> {
-        self.file
-            .write_all(records)
-            .and_then(|()| self.file.sync_data())
-            .map_err(|e| self.err(e))
-    }
-
-    /// Replaces the log, atomically, with one holding only the magic and a marker for
-    /// database commit `commit`.
-    pub(crate) fn replace(&mut self, dir: &Path, commit: u64) -> Result<(), StoreError> {
         let tmp = dir.join(format!("{MOVE_LOG}.new"));
         let mut bytes = LOG_MAGIC.to_vec();
         frame(&marker_record(commit), &mut bytes);
@@ -234,12 +214,29 @@ impl MoveLog {
             owner_only(&tmp, 0o600)?;
             f.write_all(&bytes)?;
             f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)?;
+            std::fs::rename(&tmp, &path)?;
             File::open(dir)?.sync_all()?;
-            File::options().read(true).append(true).open(&self.path)
+            File::options().read(true).append(true).open(&path)
         })();
-        self.file = result.map_err(|e| self.err(e))?;
-        Ok(())
+        match result {
+            Ok(file) => Ok(MoveLog { path, file }),
+            Err(source) => Err(StoreError::Log { path, source }),
+        }
+    }
+
+    fn err(&self, source: std::io::Error) -> StoreError {
+        StoreError::Log {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Appends framed `records` and waits until they are on disk.
+    pub(crate) fn append(&mut self, records: &[u8]) -> Result<(), StoreError> {
+        self.file
+            .write_all(records)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| self.err(e))
     }
 }
 
@@ -257,16 +254,21 @@ mod tests {
 
     fn read(bytes: &[u8], salvage: bool) -> Result<Vec<Vec<u8>>, StoreError> {
         let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join(MOVE_LOG), bytes).expect("write");
-        let mut log = MoveLog::open(dir.path()).expect("open");
-        Ok(log
-            .read_all(OpenOptions {
+        let path = dir.path().join(MOVE_LOG);
+        std::fs::write(&path, bytes).expect("write");
+        let read = read_log(
+            &path,
+            OpenOptions {
                 salvage,
                 ..OpenOptions::default()
-            })?
-            .into_iter()
-            .map(|(_, r)| r)
-            .collect())
+            },
+        )?;
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            bytes,
+            "reading changed it"
+        );
+        Ok(read.records.into_iter().map(|(_, r)| r).collect())
     }
 
     #[test]

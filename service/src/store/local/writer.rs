@@ -253,7 +253,10 @@ fn commit(db: &Database, log: &mut MoveLog, writes: &[Write]) -> Result<(), Stor
         log.append(&records)?;
     }
     if !headers.is_empty() || !deletes.is_empty() {
-        let txn = db.begin_write().map_err(db_error)?;
+        let mut txn = db.begin_write().map_err(db_error)?;
+        // Reopened after a crash, the database loads its allocator state instead of
+        // verifying every page (see `recover`'s module docs).
+        txn.set_quick_repair(true);
         let count;
         {
             let mut table = txn.open_table(MATCHES).map_err(db_error)?;

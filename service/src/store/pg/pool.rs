@@ -8,7 +8,7 @@ use crate::store::pg::sql::{
     ABANDON, ABORTED, ACTIVE, EXPIRE, INSERT, LOAD, Row, UPDATE, as_i64, as_u64, failed,
     header_bytes, pg_error,
 };
-use crate::store::{CommitError, Loaded, Newer, StoreError, StoredMatch, Swept};
+use crate::store::{CommitError, Damaged, Loaded, Newer, StoreError, StoredMatch, Swept};
 
 /// The pool, and the queue of notices to send after committed changes. Cheap to clone: a
 /// write runs in a task of its own with a clone.
@@ -63,7 +63,8 @@ impl Db {
     /// Match `id` if its version is not `known` (one query either way).
     ///
     /// # Errors
-    /// The database's; a header that does not decode ([`StoreError::Corrupt`]).
+    /// The database's; a header that does not decode, or a negative resigned seat
+    /// ([`StoreError::Damaged`]; the caller checks the rest, `store::check`).
     pub(crate) async fn load_newer(
         &self,
         id: &str,
@@ -80,22 +81,31 @@ impl Db {
         ) else {
             return Ok(Newer::Same);
         };
-        let mut stored: StoredMatch =
-            prost::Message::decode(header.as_slice()).map_err(|e| StoreError::Corrupt {
-                path: format!("PostgreSQL table matches, row {id}").into(),
-                what: format!("the header does not decode: {e}"),
-            })?;
+        let place = format!("PostgreSQL table matches, row {id}");
+        let damaged = |what: String| {
+            StoreError::Damaged(Damaged {
+                id: id.to_owned(),
+                place: place.clone(),
+                what,
+            })
+        };
+        let mut stored: StoredMatch = prost::Message::decode(header.as_slice())
+            .map_err(|e| damaged(format!("the header does not decode: {e}")))?;
         stored.id = id.to_owned();
         stored.state = state;
         stored.status = row.get(3);
-        stored.resigned_seat = row
-            .get::<_, Option<i32>>(4)
-            .and_then(|s| u32::try_from(s).ok());
+        stored.resigned_seat = match row.get::<_, Option<i32>>(4) {
+            None => None,
+            Some(s) => Some(
+                u32::try_from(s).map_err(|_| damaged(format!("resigned seat {s} is negative")))?,
+            ),
+        };
         stored.ended_at_ms = as_u64(row.get(5));
-        Ok(Newer::Changed(Loaded {
+        Ok(Newer::Changed(Box::new(Loaded {
             stored,
             version: as_u64(version),
-        }))
+            place,
+        })))
     }
 
     /// Runs one writing statement; returns the rows it changed. Never retried: if it fails,
