@@ -39,6 +39,8 @@ impl Default for ConnectionLimits {
 pub struct Conn {
     stream: TcpStream,
     _slot: OwnedSemaphorePermit,
+    /// Counted open (metrics) while the connection lives.
+    _open: crate::metrics::ConnectionGuard,
     /// Until the first byte arrives: when to give up on it.
     first_byte: Option<Pin<Box<Sleep>>>,
 }
@@ -147,6 +149,7 @@ pub fn incoming(
             };
             let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
                 refused += 1;
+                crate::metrics::connection_refused();
                 if refused.is_power_of_two() {
                     tracing::warn!(
                         refused,
@@ -161,6 +164,7 @@ pub fn incoming(
             let conn = Conn {
                 stream,
                 _slot: slot,
+                _open: crate::metrics::connection_opened(),
                 first_byte: Some(Box::pin(tokio::time::sleep(limits.handshake_timeout))),
             };
             if tx.send(Ok(conn)).await.is_err() {

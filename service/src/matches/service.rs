@@ -11,6 +11,7 @@ use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::Cache;
 use crate::matches::driver::drive;
+use crate::matches::gauges;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
 use crate::matches::replicas::follow;
@@ -64,6 +65,7 @@ impl MatchesService {
             drive(&hub, id);
         }
         follow(&hub);
+        gauges::register(&hub);
         Ok(MatchesService { hub })
     }
 

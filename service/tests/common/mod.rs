@@ -2,6 +2,7 @@
 //! clients connect at once (no sleeps, no port probing).
 #![allow(dead_code)]
 
+pub mod metrics;
 pub mod postgres;
 pub mod process;
 
