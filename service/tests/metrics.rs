@@ -268,6 +268,18 @@ async fn a_small_load_moves_every_counter_by_what_it_did() {
         2.0
     );
 
+    // Every series served is documented, with its type.
+    let docs = documented();
+    for line in after.text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap();
+            assert!(
+                docs.iter().any(|(n, t)| n == name && t == kind),
+                "{name} ({kind}) is not in the README's Metrics table"
+            );
+        }
+    }
+
     // The Watch ends when its client goes away: counted once, as CANCELLED.
     drop(stream);
     drop(watcher);
@@ -288,6 +300,63 @@ async fn a_small_load_moves_every_counter_by_what_it_did() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The series the service README documents ("Metrics"): name and type.
+fn documented() -> Vec<(String, String)> {
+    let readme = include_str!("../README.md");
+    let section = readme
+        .split("\n## Metrics\n")
+        .nth(1)
+        .expect("a Metrics section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    section
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((name.to_owned(), (*cells.get(2)?).to_owned()))
+        })
+        .collect()
+}
+
+/// The series the Grafana dashboard's queries use (histograms by their base name).
+fn on_dashboard() -> std::collections::BTreeSet<String> {
+    let dash: serde_json::Value =
+        serde_json::from_str(include_str!("../../deploy/grafana-dashboard.json"))
+            .expect("deploy/grafana-dashboard.json is JSON");
+    let mut names = std::collections::BTreeSet::new();
+    for panel in dash["panels"].as_array().expect("panels") {
+        if panel["type"] == "row" {
+            continue;
+        }
+        assert!(panel["title"].as_str().is_some_and(|t| !t.is_empty()));
+        let targets = panel["targets"].as_array().expect("targets");
+        assert!(!targets.is_empty(), "{}", panel["title"]);
+        for t in targets {
+            let expr = t["expr"].as_str().expect("a query");
+            for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if word.starts_with("grpc_server_") || word.starts_with("cardhouse_") {
+                    let base = ["_bucket", "_sum", "_count"]
+                        .iter()
+                        .find_map(|s| word.strip_suffix(s))
+                        .unwrap_or(word);
+                    names.insert(base.to_owned());
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_readme_documents_every_series_and_the_dashboard_draws_them() {
+    let documented: std::collections::BTreeSet<String> =
+        documented().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(documented.len(), 16, "{documented:?}");
+    assert_eq!(on_dashboard(), documented);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,6 +28,7 @@ pub mod http;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -233,8 +234,17 @@ pub fn enabled() -> bool {
     METRICS.get().is_some()
 }
 
+/// Set while recording is paused ([`pause`]).
+static PAUSED: AtomicBool = AtomicBool::new(false);
+
+/// Pauses (`true`) or resumes recording once installed, so that a benchmark can compare
+/// metrics on and off in one process (the series keep their values meanwhile).
+pub fn pause(paused: bool) {
+    PAUSED.store(paused, Ordering::Relaxed);
+}
+
 fn get() -> Option<&'static Metrics> {
-    METRICS.get()
+    METRICS.get().filter(|_| !PAUSED.load(Ordering::Relaxed))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,7 +262,7 @@ type Hook = Box<dyn Fn() -> ScrapeWork + Send + Sync>;
 /// each hook adds what it owns. Does nothing while metrics are off: [`install`] comes first
 /// (the binary installs them before it opens the store and builds the services).
 pub fn on_scrape(hook: impl Fn() -> ScrapeWork + Send + Sync + 'static) {
-    let Some(m) = get() else { return };
+    let Some(m) = METRICS.get() else { return };
     if let Ok(mut hooks) = m.hooks.lock() {
         hooks.push(Box::new(hook));
     }
@@ -263,7 +273,7 @@ const HOOK_PATIENCE: Duration = Duration::from_secs(1);
 
 /// Runs the hooks and encodes every series in Prometheus's text format (version 0.0.4).
 pub async fn render() -> String {
-    let Some(m) = get() else {
+    let Some(m) = METRICS.get() else {
         return String::new();
     };
     m.matches_live.reset();
@@ -349,7 +359,7 @@ fn status_label(s: pb::MatchStatus) -> &'static str {
 
 /// From a scrape hook: `n` more active matches of `game` in memory.
 pub fn add_live_matches(game: &str, n: usize) {
-    if let Some(m) = get() {
+    if let Some(m) = METRICS.get() {
         m.matches_live.with_label_values(&[game]).add(n as i64);
     }
 }
@@ -456,7 +466,7 @@ impl CommitTimer {
 
 /// From a scrape hook: a PostgreSQL pool's state (added up over the process's pools).
 pub fn store_pool(max: usize, open: usize, idle: usize, waiting: usize) {
-    if let Some(m) = get() {
+    if let Some(m) = METRICS.get() {
         m.pool_max.add(max as i64);
         m.pool_connections
             .with_label_values(&["in_use"])
