@@ -17,6 +17,16 @@ fi
 # CARDHOUSE_TEST_POSTGRES=<admin URL>). Without one they would skip; here they must run, so a
 # missing server fails them.
 export CARDHOUSE_REQUIRE_POSTGRES=1
+# The balancer tests (service/tests/balancer.rs) run nginx (Debian's package) in front of two
+# replicas, from deploy/nginx.conf; here they must run, so nginx is installed when missing
+# (CI runs as root; elsewhere through sudo) and a missing nginx fails them.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nginx
+fi
+export CARDHOUSE_REQUIRE_NGINX=1
 cargo test --workspace --locked
 
 # ---------------------------------------------------------------------------------------------

@@ -47,6 +47,8 @@ const EVICTION_WAIT: Duration = Duration::from_secs(1);
 pub struct Conn {
     stream: TcpStream,
     _slot: OwnedSemaphorePermit,
+    /// Counted open (metrics) while the connection lives.
+    _open: crate::metrics::ConnectionGuard,
     /// Until the first byte arrives: when to give up on it.
     first_byte: Option<Pin<Box<Sleep>>>,
     /// Until the first byte arrives: fires when a newer connection needs the slot.
@@ -193,6 +195,7 @@ pub fn incoming(
             };
             let Some(slot) = slot else {
                 refused += 1;
+                crate::metrics::connection_refused();
                 if refused.is_power_of_two() {
                     tracing::warn!(
                         refused,
@@ -212,6 +215,7 @@ pub fn incoming(
             let conn = Conn {
                 stream,
                 _slot: slot,
+                _open: crate::metrics::connection_opened(),
                 first_byte: Some(Box::pin(tokio::time::sleep(limits.handshake_timeout))),
                 evicted: Some(evicted_rx),
             };

@@ -9,11 +9,12 @@
 //! | module | owns | may call |
 //! |---|---|---|
 //! | [`server`] | the listener, the services, health, reflection, shutdown | everything below |
-//! | [`connections`] | accepting connections, the connection limits | — |
+//! | [`connections`] | accepting connections, the connection limits | `metrics` |
 //! | [`fds`] | the file descriptor limit, raised; connections kept within it | — |
 //! | [`engine_service`] | `cardhouse.v1.Engine`: the stateless engine over gRPC | `convert`, `auth` |
-//! | [`matches`] | `cardhouse.v1.Matches`: server-held matches (folder) | `store`, `convert`, `auth` |
-//! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock` |
+//! | [`matches`] | `cardhouse.v1.Matches`: server-held matches (folder) | `store`, `convert`, `auth`, `metrics` |
+//! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock`, `metrics` |
+//! | [`metrics`] | Prometheus series, the gRPC layer counting requests, `/metrics` (folder) | — |
 //! | [`auth`] | bearer tokens, hashes, constant-time comparison | `error` |
 //! | [`convert`] | engine values to and from protobuf | `error` |
 //! | [`codec`], [`response_limit`] | message decoding and size limits | `error` |
@@ -31,6 +32,7 @@ pub mod engine_service;
 pub mod error;
 pub mod fds;
 pub mod matches;
+pub mod metrics;
 pub mod response_limit;
 pub mod server;
 pub mod shutdown;

@@ -5,6 +5,7 @@
 //! cardhouse serve --listen 0.0.0.0:50051 --data-dir /var/lib/cardhouse
 //! cardhouse serve --listen 127.0.0.1:0 --addr-file /tmp/addr --in-memory
 //! cardhouse serve --create-token "$SECRET" --engine off   # a public server
+//! cardhouse serve --metrics-listen 127.0.0.1:9464         # Prometheus at /metrics
 //! ```
 //! Every flag also reads an environment variable (`CARDHOUSE_LISTEN`, ...); `RUST_LOG`
 //! filters the logs (default `info`).
@@ -297,6 +298,10 @@ struct ServeArgs {
     /// Log format.
     #[arg(long, env = "CARDHOUSE_LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
+    /// Serve Prometheus metrics at http://ADDR/metrics, on a listener of its own (off by
+    /// default: nothing is counted); port 0 picks a free port, printed after the listening line.
+    #[arg(long, env = "CARDHOUSE_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
 }
 
 fn main() -> ExitCode {
@@ -468,6 +473,13 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             return Err("--engine token needs --engine-token (or CARDHOUSE_ENGINE_TOKEN)".into());
         }
     };
+    let metrics = match args.metrics_listen {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            Some(cardhouse_server::metrics::http::Exporter::start(listener)?)
+        }
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let config = Config {
         store: if let Some(url) = args.store {
@@ -534,6 +546,9 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             }
         }
         println!("cardhouse listening on {addr}");
+        if let Some(m) = &metrics {
+            println!("cardhouse metrics on http://{}/metrics", m.addr());
+        }
     })
     .await?;
     Ok(())

@@ -396,6 +396,8 @@ pub async fn serve_with_ready(
         .max_concurrent_streams(config.max_concurrent_streams)
         .http2_keepalive_interval(Some(config.keepalive_interval))
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
+        // Outermost: it counts the status the client sees (after `fix_status`).
+        .layer(crate::metrics::grpc::MetricsLayer)
         .layer(tower::util::MapResponseLayer::new(fix_status))
         .layer(InFlightLayer(in_flight.clone()))
         .add_service(health_service)

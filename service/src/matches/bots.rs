@@ -122,18 +122,27 @@ pub(super) fn advance(
                 match bot {
                     // As before bots of other kinds existed: the same moves for old matches.
                     BotKind::Random => state.legal_actions().choose(&mut rng),
-                    _ => match state.bot_action(
-                        bot,
-                        s,
-                        &mut rng,
-                        stop_of(&mut chunk.stop, &mut never),
-                    ) {
-                        Ok(a) => Some(a),
-                        Err(e) => {
-                            tracing::error!(match_id = %meta.id, seat = s, error = %e, "a bot failed");
-                            None
+                    _ => {
+                        let thinking = Instant::now();
+                        let chosen = state.bot_action(
+                            bot,
+                            s,
+                            &mut rng,
+                            stop_of(&mut chunk.stop, &mut never),
+                        );
+                        crate::metrics::bot_think_seconds(
+                            &meta.game.name,
+                            bot.name(),
+                            thinking.elapsed(),
+                        );
+                        match chosen {
+                            Ok(a) => Some(a),
+                            Err(e) => {
+                                tracing::error!(match_id = %meta.id, seat = s, error = %e, "a bot failed");
+                                None
+                            }
                         }
-                    },
+                    }
                 }
             }
         };

@@ -148,6 +148,7 @@ pub(super) fn apply_after(
         }
     }
     if let Some((live, moves)) = change {
+        crate::metrics::status_changed(&m.meta.game.name, m.live.status, live.status);
         m.live = live;
         m.touched = Instant::now();
         m.version += 1;

@@ -172,6 +172,7 @@ pub(super) async fn create(
     hub.cache
         .insert(meta.id.clone(), Match::new(Arc::clone(&meta), live, more))?;
     reservation.keep();
+    crate::metrics::match_created(&meta.game.name);
     if more {
         drive(hub, meta.id.clone());
     }

@@ -118,7 +118,7 @@ fn play(hub: &Hub, copy: &Copy) -> Option<Played> {
     };
     enforce_length(&mut live, &mut moves, limits.max_match_actions);
     let took = start.elapsed();
-    hub.pool.record_move(took);
+    hub.pool.record_chunk(took);
     Some(Played {
         live,
         moves,

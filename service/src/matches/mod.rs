@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | the request files |
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `play`, `records` |
-//! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention` |
+//! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention`, `gauges` |
 //! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `views` |
 //! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views` |
 //! | `records.rs` | `GetRecord` | `views` |
@@ -27,6 +27,7 @@
 //! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `bots` |
 //! | `model.rs` | the match in memory, moves, move numbers | — |
 //! | `limits.rs` | the service's limits (the server's flags) | — |
+//! | `gauges.rs` | the live-matches gauge, counted at each metrics scrape | `cache` |
 //!
 //! **Move numbers.** Each viewer (seat or spectator) has its own move number: the number of
 //! actions it knows have happened (those for which the engine's `action_to_string_for` gives
@@ -47,6 +48,7 @@ mod cache;
 mod commit;
 mod create;
 mod driver;
+mod gauges;
 mod handlers;
 mod hub;
 mod limits;

@@ -25,9 +25,9 @@ pub(super) struct PoolStats {
     pub(super) queued: AtomicUsize,
     /// Workers running a job.
     pub(super) busy: AtomicUsize,
-    /// Bot moves decided (by the slow bots, on the workers), and the time they took.
-    pub(super) moves: AtomicU64,
-    pub(super) think_micros: AtomicU64,
+    /// Chunks played on the workers, and the time they took.
+    pub(super) chunks: AtomicU64,
+    pub(super) chunk_micros: AtomicU64,
 }
 
 #[derive(Default)]
@@ -102,11 +102,11 @@ impl BotPool {
         }
     }
 
-    /// Records one bot move decided in `took`.
-    pub(super) fn record_move(&self, took: Duration) {
-        self.stats.moves.fetch_add(1, Ordering::Relaxed);
+    /// Records one chunk played in `took`.
+    pub(super) fn record_chunk(&self, took: Duration) {
+        self.stats.chunks.fetch_add(1, Ordering::Relaxed);
         self.stats
-            .think_micros
+            .chunk_micros
             .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
     }
 

@@ -84,6 +84,7 @@ async fn sweep_shared(hub: &Hub, shared: &dyn SharedStore) -> usize {
     for id in &aborted {
         tracing::info!(match_id = %id, "aborted an abandoned match");
     }
+    crate::metrics::matches_abandoned(aborted.len());
     for id in &deleted {
         hub.cache.forget(id);
         tracing::info!(match_id = %id, "removed an ended match after its retention period");

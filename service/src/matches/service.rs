@@ -12,6 +12,7 @@ use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::{Cache, Ended};
 use crate::matches::driver::drive;
+use crate::matches::gauges;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
 use crate::matches::model::status_of;
@@ -123,6 +124,7 @@ impl MatchesService {
             drive(&hub, id);
         }
         follow(&hub);
+        gauges::register(&hub);
         Ok(MatchesService { hub })
     }
 

@@ -8,6 +8,10 @@ use crate::store::{Ack, Change, MatchStore, StoreError, StoreFuture, StoredMatch
 pub struct MemoryStore;
 
 impl MatchStore for MemoryStore {
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+
     fn is_persistent(&self) -> bool {
         false
     }

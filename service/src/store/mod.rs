@@ -70,6 +70,8 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::metrics::{CommitTimer, StoreFailure, StoreOp, store_commit};
+
 pub use record::{STORED_FORMAT, StoredMatch};
 
 /// A boxed future of a store method (the contract is used as a trait object).
@@ -135,15 +137,16 @@ impl From<CommitError> for StoreError {
 /// The outcome of one write.
 pub type Acked = Result<(), CommitError>;
 
-/// The outcome of a queued write, to wait for.
+/// The outcome of a queued write, to wait for (and, with metrics on, the time it took: see
+/// [`Store`]'s `submit_*`).
 #[derive(Debug)]
-pub struct Ack(Option<oneshot::Receiver<Acked>>);
+pub struct Ack(Option<oneshot::Receiver<Acked>>, Option<CommitTimer>);
 
 impl Ack {
     /// A write that needed nothing done (a store that keeps nothing).
     #[must_use]
     pub fn done() -> Ack {
-        Ack(None)
+        Ack(None, None)
     }
 
     /// An acknowledgement to be sent through the returned sender once the write is durable
@@ -151,7 +154,25 @@ impl Ack {
     #[must_use]
     pub fn pending() -> (oneshot::Sender<Acked>, Ack) {
         let (tx, rx) = oneshot::channel();
-        (tx, Ack(Some(rx)))
+        (tx, Ack(Some(rx), None))
+    }
+
+    /// This write, timed by `timer` until its outcome is known.
+    fn timed(mut self, timer: Option<CommitTimer>) -> Ack {
+        self.1 = timer;
+        self
+    }
+
+    /// Records the outcome with the timer, if any.
+    fn observe(&mut self, result: &Result<(), StoreError>) {
+        if let Some(timer) = self.1.take() {
+            timer.done(match result {
+                Ok(()) => None,
+                Err(StoreError::Conflict) => Some(StoreFailure::Conflict),
+                Err(StoreError::Full) => Some(StoreFailure::Full),
+                Err(_) => Some(StoreFailure::Failed),
+            });
+        }
     }
 
     /// Runs `write` in a task of its own (so it completes even if the request that made it
@@ -170,11 +191,12 @@ impl Ack {
     /// # Errors
     /// If the commit failed or the writer is gone.
     pub async fn wait_mut(&mut self) -> Result<(), StoreError> {
-        let Some(done) = self.0.as_mut() else {
-            return Ok(());
+        let result = match self.0.as_mut() {
+            Some(done) => outcome(done.await),
+            None => Ok(()),
         };
-        let result = outcome(done.await);
         self.0 = None;
+        self.observe(&result);
         result
     }
 
@@ -182,11 +204,13 @@ impl Ack {
     ///
     /// # Errors
     /// If the commit failed or the writer is gone.
-    pub async fn wait(self) -> Result<(), StoreError> {
-        match self.0 {
+    pub async fn wait(mut self) -> Result<(), StoreError> {
+        let result = match self.0.take() {
             Some(done) => outcome(done.await),
             None => Ok(()),
-        }
+        };
+        self.observe(&result);
+        result
     }
 }
 
@@ -231,6 +255,9 @@ impl std::fmt::Debug for Change<'_> {
 
 /// A match store: what the match service writes through, whichever the backend.
 pub trait MatchStore: Send + Sync + std::fmt::Debug {
+    /// The backend's name in metrics and logs: `memory`, `local` or `postgres`.
+    fn backend(&self) -> &'static str;
+
     /// True if writes outlive the process.
     fn is_persistent(&self) -> bool;
 
@@ -448,6 +475,58 @@ impl Store {
     #[must_use]
     pub fn is_shared(&self) -> bool {
         self.0.shared().is_some()
+    }
+
+    /// [`MatchStore::submit_create`], timed for the metrics.
+    ///
+    /// # Errors
+    /// As the backend's.
+    pub fn submit_create(
+        &self,
+        m: &StoredMatch,
+        move_number: u64,
+        driving: bool,
+        max_matches: usize,
+    ) -> Result<Ack, StoreError> {
+        let timer = store_commit(self.0.backend(), StoreOp::Create);
+        timed(
+            self.0.submit_create(m, move_number, driving, max_matches),
+            timer,
+        )
+    }
+
+    /// [`MatchStore::submit_change`], timed for the metrics.
+    ///
+    /// # Errors
+    /// As the backend's.
+    pub fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
+        let timer = store_commit(self.0.backend(), StoreOp::Change);
+        timed(self.0.submit_change(change), timer)
+    }
+
+    /// [`MatchStore::submit_delete`], timed for the metrics.
+    ///
+    /// # Errors
+    /// As the backend's.
+    pub fn submit_delete(&self, id: &str) -> Result<Ack, StoreError> {
+        let timer = store_commit(self.0.backend(), StoreOp::Delete);
+        timed(self.0.submit_delete(id), timer)
+    }
+}
+
+/// A submitted write with its timer; a write refused at once counts as failed.
+fn timed(
+    submitted: Result<Ack, StoreError>,
+    timer: Option<CommitTimer>,
+) -> Result<Ack, StoreError> {
+    match submitted {
+        Ok(ack) => Ok(ack.timed(timer)),
+        Err(e) => {
+            if let Some(t) = timer {
+                t.done(Some(StoreFailure::Failed));
+            }
+            Err(e)
+        }
     }
 }
 

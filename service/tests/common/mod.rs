@@ -2,6 +2,10 @@
 //! clients connect at once (no sleeps, no port probing).
 #![allow(dead_code)]
 
+pub mod certs;
+pub mod metrics;
+pub mod nginx;
+pub mod pg_instance;
 pub mod postgres;
 pub mod process;
 

@@ -15,6 +15,8 @@ pub struct Server {
     pub child: Child,
     pub addr: SocketAddr,
     stderr: Arc<Mutex<String>>,
+    /// The lines the server printed on stdout after its listening line.
+    stdout: Arc<Mutex<Vec<String>>>,
 }
 
 /// How a start ended when it did not serve.
@@ -96,12 +98,23 @@ impl Starting {
                 panic!("unexpected first line {line:?}");
             }
         };
-        // Keep draining stdout so the server never blocks on it.
-        std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+        // Keep draining stdout so the server never blocks on it, keeping its lines.
+        let stdout = Arc::new(Mutex::new(Vec::new()));
+        {
+            let stdout = Arc::clone(&stdout);
+            std::thread::spawn(move || {
+                let mut line = String::new();
+                while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    stdout.lock().unwrap().push(line.trim_end().to_owned());
+                    line.clear();
+                }
+            });
+        }
         Ok(Server {
             child,
             addr,
             stderr,
+            stdout,
         })
     }
 
@@ -195,6 +208,32 @@ impl Server {
     /// What the server wrote to stderr so far.
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// The lines the server printed on stdout after its listening line, so far.
+    pub fn stdout_lines(&self) -> Vec<String> {
+        self.stdout.lock().unwrap().clone()
+    }
+
+    /// The address of the `/metrics` listener (`--metrics-listen`), from the line the server
+    /// prints after its listening line (waited for up to 5 s).
+    pub fn metrics_addr(&self) -> SocketAddr {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(addr) = self.stdout_lines().iter().find_map(|l| {
+                l.strip_prefix("cardhouse metrics on http://")
+                    .and_then(|a| a.strip_suffix("/metrics"))
+                    .and_then(|a| a.parse().ok())
+            }) {
+                return addr;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no metrics line on stdout: {:?}",
+                self.stdout_lines()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 

@@ -127,6 +127,10 @@ impl LocalStore {
 }
 
 impl MatchStore for LocalStore {
+    fn backend(&self) -> &'static str {
+        "local"
+    }
+
     fn is_persistent(&self) -> bool {
         true
     }

@@ -6,6 +6,7 @@
 //! | `schema.rs` | the migrations, applied at start under an advisory lock |
 //! | `sql.rs` | the statements, and the columns of a stored match |
 //! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas |
+//! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection |
 //!
 //! # Schema
 //!
@@ -39,20 +40,21 @@
 //!   lost mid-commit) is [`CommitError::Failed`]; the caller drops its cached copy of the
 //!   match and reloads it before the next change.
 //!
-//! Connections are plain TCP (`NoTls`): reach a remote database through a TLS-terminating
-//! proxy or a private network.
+//! Connections are plain TCP unless the URL asks for TLS (`sslmode=require`, `verify-ca`,
+//! `verify-full`, with `sslrootcert`): see [`tls`]. Every connection of the store (pool,
+//! migration, listener, notifier) goes through the same connector.
 
 mod notices;
 mod pool;
 mod schema;
 mod sql;
+pub mod tls;
 
 use std::sync::Mutex;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio::sync::{mpsc, watch};
-use tokio_postgres::NoTls;
 
 use crate::store::{
     Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
@@ -60,6 +62,7 @@ use crate::store::{
 };
 use pool::Db;
 use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
+pub use tls::PgConnect;
 
 /// A connection pool to the database, and the listening task.
 pub struct PgStore {
@@ -86,13 +89,11 @@ impl PgStore {
     /// A bad URL, an unreachable database, or a failed migration, with the database's own
     /// message.
     pub async fn open(url: &str, pool_size: usize, notices: bool) -> Result<PgStore, StoreError> {
-        let config: tokio_postgres::Config = url
-            .parse()
-            .map_err(|e| failed(format!("the store URL does not parse: {e}")))?;
-        schema::migrate(&config).await?;
+        let connect = PgConnect::parse(url)?;
+        schema::migrate(&connect).await?;
         let manager = Manager::from_config(
-            config.clone(),
-            NoTls,
+            connect.config.clone(),
+            connect.tls.clone(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -105,18 +106,26 @@ impl PgStore {
             .build()
             .map_err(|e| failed(format!("connection pool: {e}")))?;
         // One connection now, so that a wrong database fails the start, not the first request.
-        drop(
-            pool.get()
-                .await
-                .map_err(|e| failed(format!("cannot connect: {e}")))?,
-        );
+        drop(pool.get().await.map_err(|e| {
+            failed(format!(
+                "cannot connect: {e}{}",
+                std::error::Error::source(&e).map_or_else(String::new, |s| format!(": {s}"))
+            ))
+        })?);
+        let weak = pool.weak();
+        crate::metrics::on_scrape(move || {
+            let pool = weak.upgrade().filter(|p| !p.is_closed())?;
+            let s = pool.status();
+            crate::metrics::store_pool(s.max_size, s.size, s.available, s.waiting);
+            Some(Box::pin(async {}))
+        });
 
         let (tx, rx) = mpsc::unbounded_channel();
         let (closing, closed) = watch::channel(false);
         let listening = if notices {
             let (ready_tx, ready) = tokio::sync::oneshot::channel();
             tokio::spawn(notices::listen(
-                config.clone(),
+                connect.clone(),
                 tx,
                 closed.clone(),
                 Some(ready_tx),
@@ -134,7 +143,7 @@ impl PgStore {
         };
         let notices = listening.then(|| {
             let (notices, outgoing) = mpsc::unbounded_channel();
-            tokio::spawn(notices::notify(config, outgoing, closed));
+            tokio::spawn(notices::notify(connect, outgoing, closed));
             notices
         });
         Ok(PgStore {
@@ -146,6 +155,10 @@ impl PgStore {
 }
 
 impl MatchStore for PgStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+
     fn is_persistent(&self) -> bool {
         true
     }

@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use tokio::sync::{mpsc, watch};
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::AsyncMessage;
 
 use crate::store::Notice;
 use crate::store::pg::sql::pg_error;
+use crate::store::pg::tls::PgConnect;
 
 /// The channel of change notices.
 pub(crate) const CHANNEL: &str = "cardhouse_changes";
@@ -23,13 +24,13 @@ const NOTIFY_BATCH: usize = 1024;
 /// each notice, reconnecting (with a [`Notice::Resync`]) whenever the connection is lost,
 /// until `closed` is set or nobody takes notices any more.
 pub(crate) async fn listen(
-    config: tokio_postgres::Config,
+    connect: PgConnect,
     tx: mpsc::UnboundedSender<Notice>,
     mut closed: watch::Receiver<bool>,
     mut ready: Option<tokio::sync::oneshot::Sender<Result<bool, String>>>,
 ) {
     loop {
-        let connected = config.connect(NoTls).await;
+        let connected = connect.config.connect(connect.tls.clone()).await;
         let (client, mut conn) = match connected {
             Ok(c) => c,
             Err(e) => {
@@ -125,13 +126,13 @@ pub(crate) async fn listen(
 /// about sixfold on our machines. A notice lost with a crashed replica or connection is made
 /// good by the watchers' poll (the match service's), within a second.
 pub(crate) async fn notify(
-    config: tokio_postgres::Config,
+    connect: PgConnect,
     mut outgoing: mpsc::UnboundedReceiver<String>,
     mut closed: watch::Receiver<bool>,
 ) {
     let mut batch: Vec<String> = Vec::new();
     loop {
-        let connected = config.connect(NoTls).await;
+        let connected = connect.config.connect(connect.tls.clone()).await;
         let (client, conn) = match connected {
             Ok(c) => c,
             Err(e) => {

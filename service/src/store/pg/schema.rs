@@ -4,6 +4,7 @@
 
 use crate::store::StoreError;
 use crate::store::pg::sql::{MIGRATION_LOCK, failed, pg_error};
+use crate::store::pg::tls::PgConnect;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -14,9 +15,10 @@ mod embedded {
 ///
 /// # Errors
 /// An unreachable database or a failed migration, with the database's own message.
-pub(crate) async fn migrate(config: &tokio_postgres::Config) -> Result<(), StoreError> {
-    let (mut client, conn) = config
-        .connect(tokio_postgres::NoTls)
+pub(crate) async fn migrate(connect: &PgConnect) -> Result<(), StoreError> {
+    let (mut client, conn) = connect
+        .config
+        .connect(connect.tls.clone())
         .await
         .map_err(|e| failed(format!("cannot connect: {}", pg_error(&e))))?;
     let driver = tokio::spawn(conn);

@@ -72,9 +72,11 @@ impl Row<'_> {
 
 pub(crate) fn pg_error(e: &tokio_postgres::Error) -> String {
     // The database error's own message (with its code) if there is one.
-    match e.as_db_error() {
-        Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => e.to_string(),
+    // Otherwise the error and its cause (a TLS handshake's reason, an I/O error).
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
     }
 }
 
