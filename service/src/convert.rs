@@ -107,7 +107,7 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
             .map(|(id, p)| pb::LegalAction {
                 id: Some(id),
                 text: state.action_to_string(id),
-                probability: p,
+                probability: Some(p),
             })
             .collect());
     }
@@ -115,7 +115,7 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
 }
 
 /// The legal actions of the seat to move, with their text forms. `probability` stays unset
-/// (0, so not on the wire): only chance outcomes carry one.
+/// (not on the wire, not in JSON): only chance outcomes carry one.
 pub fn player_legal_actions(state: &AnyState) -> Vec<pb::LegalAction> {
     state
         .legal_actions()
@@ -206,8 +206,12 @@ mod tests {
         let game = cardhouse::new_game("klaberjass", &Options::new()).expect("game");
         let mut state = game.new_initial_state();
         let outcomes = legal_actions(&state).expect("outcomes");
-        assert!(outcomes.iter().all(|a| a.probability > 0.0));
-        let total: f64 = outcomes.iter().map(|a| a.probability).sum();
+        assert!(
+            outcomes
+                .iter()
+                .all(|a| a.probability.is_some_and(|p| p > 0.0))
+        );
+        let total: f64 = outcomes.iter().filter_map(|a| a.probability).sum();
         assert!((total - 1.0).abs() < 1e-12);
         state
             .resolve_chance(&mut cardhouse::SeededRng::new(1))
@@ -222,7 +226,7 @@ mod tests {
                 ..Default::default()
             };
             assert_eq!(a.encode_to_vec(), bare.encode_to_vec());
-            assert_eq!(a.probability, 0.0);
+            assert_eq!(a.probability, None);
         }
     }
 }

@@ -133,7 +133,7 @@ async fn try_act(
         pb::ActRequest {
             match_id: m.id.clone(),
             action: Some(pb::act_request::Action::ActionId(action)),
-            expected_move_number: expected,
+            expected_move_number: Some(expected),
             include_view: false,
         },
     ))
@@ -188,6 +188,7 @@ async fn a_whole_match_through_nginx_is_spread_over_both_replicas_and_watched_th
             &m.spectator,
             pb::WatchRequest {
                 match_id: m.id.clone(),
+                ..Default::default()
             },
         ))
         .await

@@ -89,7 +89,7 @@ async fn act(c: &mut Client, m: &M, v: &pb::MatchView) -> Result<pb::MatchView, 
         pb::ActRequest {
             match_id: m.id.clone(),
             action: Some(pb::act_request::Action::ActionId(v.legal_actions[0].id())),
-            expected_move_number: v.move_number,
+            expected_move_number: Some(v.move_number),
             include_view: false,
         },
     ))

@@ -88,7 +88,7 @@ async fn act(
             pb::ActRequest {
                 match_id: m.id.clone(),
                 action: Some(pb::act_request::Action::ActionId(action)),
-                expected_move_number: expected,
+                expected_move_number: Some(expected),
                 include_view: false,
             },
         ))
@@ -416,6 +416,136 @@ async fn stale_or_retried_moves_are_aborted_and_apply_nothing() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::Aborted, "{}", err.message());
+    // Without a move number the request says what is missing (and applies nothing).
+    let now = view(&mut client, &m, &m.spectator).await;
+    let seat = seat_of(now.current_player.as_ref().unwrap()).unwrap();
+    let v = view(&mut client, &m, &m.seats[&seat]).await;
+    let err = client
+        .act(authed(
+            &m.seats[&seat],
+            pb::ActRequest {
+                match_id: m.id.clone(),
+                action: Some(pb::act_request::Action::ActionId(v.legal_actions[0].id())),
+                expected_move_number: None,
+                include_view: false,
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(
+        err.message().contains("`expected_move_number` is missing")
+            && err.message().contains(&format!("now {}", v.move_number)),
+        "{}",
+        err.message()
+    );
+    assert_eq!(view(&mut client, &m, &m.seats[&seat]).await, v);
+    server.stop().await;
+}
+
+/// `WATCH_DETAIL_EVENTS`: every event as in a full stream, its view without the structured
+/// part except at the end of each deal and of the match; the snapshot whole.
+#[tokio::test]
+async fn a_light_watch_stream_carries_whole_views_only_at_deal_ends() {
+    let server = TestServer::memory().await;
+    let mut client = server.matches().await;
+    let m = create(
+        &mut client,
+        &[("target_score", "1000")],
+        11,
+        vec![
+            pb::SeatKind::Human,
+            pb::SeatKind::RandomBot,
+            pb::SeatKind::RandomBot,
+            pb::SeatKind::RandomBot,
+        ],
+    )
+    .await;
+    let stream = |detail: pb::WatchDetail| {
+        let mut client = client.clone();
+        let (token, id) = (m.spectator.clone(), m.id.clone());
+        async move {
+            client
+                .watch(authed(
+                    &token,
+                    pb::WatchRequest {
+                        match_id: id,
+                        detail: detail as i32,
+                    },
+                ))
+                .await
+                .unwrap()
+                .into_inner()
+        }
+    };
+    let full = stream(pb::WatchDetail::Unspecified).await;
+    let light = stream(pb::WatchDetail::Events).await;
+    let collect = |mut s: tonic::Streaming<pb::WatchResponse>| {
+        tokio::spawn(async move {
+            let mut out = Vec::new();
+            while let Some(Ok(r)) = s.next().await {
+                out.push(r);
+            }
+            out
+        })
+    };
+    let (full_events, light_events) = (collect(full), collect(light));
+    let mut rng = SeededRng::new(3);
+    play(&mut client, &m, &mut rng, 10_000).await;
+    let (full_events, light_events) = (full_events.await.unwrap(), light_events.await.unwrap());
+    assert_eq!(full_events.len(), light_events.len());
+    let mut whole = 0;
+    for (f, l) in full_events.iter().zip(&light_events) {
+        match (&f.kind, &l.kind) {
+            (
+                Some(pb::watch_response::Kind::Snapshot(f)),
+                Some(pb::watch_response::Kind::Snapshot(l)),
+            ) => assert_eq!(f, l, "the snapshot is whole"),
+            (
+                Some(pb::watch_response::Kind::Event(f)),
+                Some(pb::watch_response::Kind::Event(l)),
+            ) => {
+                assert_eq!((&f.actor, &f.text), (&l.actor, &l.text));
+                let (fv, lv) = (f.view.as_ref().unwrap(), l.view.as_ref().unwrap());
+                assert!(fv.view.is_some());
+                if lv.view.is_some() {
+                    whole += 1;
+                    assert_eq!(fv, lv);
+                } else {
+                    let bare = pb::MatchView {
+                        view: None,
+                        game: None,
+                        ..fv.clone()
+                    };
+                    assert_eq!(
+                        &bare, lv,
+                        "the light view is the full one less its structure"
+                    );
+                }
+            }
+            other => panic!("streams differ: {other:?}"),
+        }
+    }
+    // The whole views: one at the end of each deal (the match has at least two), and the
+    // match's end.
+    assert!(whole >= 2, "{whole} whole views of {}", light_events.len());
+    assert!(
+        whole * 20 < light_events.len(),
+        "{whole} whole views of {}",
+        light_events.len()
+    );
+    // An unknown detail is refused.
+    let err = client
+        .watch(authed(
+            &m.spectator,
+            pb::WatchRequest {
+                match_id: m.id.clone(),
+                detail: 99,
+            },
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
     server.stop().await;
 }
 
@@ -543,7 +673,7 @@ async fn errors_map_to_status_codes() {
             pb::ActRequest {
                 match_id: m.id.clone(),
                 action: Some(action),
-                expected_move_number: expected,
+                expected_move_number: Some(expected),
                 include_view: false,
             },
         )
@@ -636,6 +766,7 @@ async fn errors_map_to_status_codes() {
             &m.spectator,
             pb::WatchRequest {
                 match_id: m.id.clone(),
+                ..Default::default()
             },
         ))
         .await
@@ -645,6 +776,7 @@ async fn errors_map_to_status_codes() {
             &m.spectator,
             pb::WatchRequest {
                 match_id: m.id.clone(),
+                ..Default::default()
             },
         ))
         .await

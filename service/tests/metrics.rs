@@ -69,7 +69,7 @@ async fn act(c: &mut Client, g: &Game, v: &pb::MatchView) -> Result<pb::MatchVie
         pb::ActRequest {
             match_id: g.id.clone(),
             action: Some(pb::act_request::Action::ActionId(v.legal_actions[0].id())),
-            expected_move_number: v.move_number,
+            expected_move_number: Some(v.move_number),
             include_view: false,
         },
     ))
@@ -139,6 +139,7 @@ async fn a_small_load_moves_every_counter_by_what_it_did() {
             &a.spectator,
             pb::WatchRequest {
                 match_id: a.id.clone(),
+                ..Default::default()
             },
         ))
         .await

@@ -248,7 +248,7 @@ async fn the_server_keeps_every_store_connection_on_tls() {
             action: Some(pb::act_request::Action::ActionId(
                 view.legal_actions[0].id(),
             )),
-            expected_move_number: view.move_number,
+            expected_move_number: Some(view.move_number),
             include_view: false,
         },
     ))

@@ -124,7 +124,7 @@ async fn play(c: &mut Client, g: &Game, moves: usize) {
             pb::ActRequest {
                 match_id: g.id.clone(),
                 action: Some(pb::act_request::Action::ActionId(action)),
-                expected_move_number: expected,
+                expected_move_number: Some(expected),
                 include_view: false,
             },
         ))

@@ -91,7 +91,7 @@ fn act_request(g: &Game, v: &pb::MatchView, pick: usize) -> pb::ActRequest {
         action: Some(pb::act_request::Action::ActionId(
             legal[pick % legal.len()].id(),
         )),
-        expected_move_number: v.move_number,
+        expected_move_number: Some(v.move_number),
         include_view: false,
     }
 }

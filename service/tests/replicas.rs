@@ -353,7 +353,7 @@ async fn act(
         pb::ActRequest {
             match_id: m.id.clone(),
             action: Some(pb::act_request::Action::ActionId(action)),
-            expected_move_number: expected,
+            expected_move_number: Some(expected),
             include_view: false,
         },
     ))
@@ -742,7 +742,7 @@ async fn sigkill_of_one_replica_under_load_loses_no_acknowledged_move() {
                         pb::ActRequest {
                             match_id: g.id.clone(),
                             action: Some(pb::act_request::Action::ActionId(pick)),
-                            expected_move_number: v.move_number,
+                            expected_move_number: Some(v.move_number),
                             include_view: false,
                         },
                     ))
@@ -1388,7 +1388,7 @@ async fn limits_and_error_codes_hold_across_replicas_and_no_token_is_stored_in_c
                 pb::ActRequest {
                     match_id: m.id.clone(),
                     action: Some(pb::act_request::Action::ActionId(action)),
-                    expected_move_number: expected,
+                    expected_move_number: Some(expected),
                     include_view: false,
                 },
             )

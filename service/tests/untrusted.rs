@@ -181,6 +181,7 @@ async fn a_match_is_aborted_at_the_length_limit() {
             &r.spectator_token,
             pb::WatchRequest {
                 match_id: r.match_id.clone(),
+                ..Default::default()
             },
         ))
         .await
@@ -211,7 +212,7 @@ async fn a_match_is_aborted_at_the_length_limit() {
         let act = pb::ActRequest {
             match_id: r.match_id.clone(),
             action: Some(pb::act_request::Action::ActionId(v.legal_actions[0].id())),
-            expected_move_number: v.move_number,
+            expected_move_number: Some(v.move_number),
             include_view: false,
         };
         c.act(authed(&token, act)).await.expect("act");
@@ -263,6 +264,7 @@ async fn reads_never_wait_for_a_thinking_bot_and_an_abort_stops_it() {
                 &r.spectator_token,
                 pb::WatchRequest {
                     match_id: r.match_id.clone(),
+                    ..Default::default()
                 },
             ))
             .await
@@ -343,7 +345,7 @@ async fn act_p99(c: &mut MatchesClient<Channel>, n: usize, seed: u64) -> Duratio
         let act = pb::ActRequest {
             match_id: id.clone(),
             action: Some(pb::act_request::Action::ActionId(v.legal_actions[0].id())),
-            expected_move_number: v.move_number,
+            expected_move_number: Some(v.move_number),
             include_view: false,
         };
         let t = Instant::now();

@@ -463,3 +463,11 @@ def test_only_chance_outcomes_carry_a_probability(stubs, server):
             assert set(json_format.MessageToDict(a)) == {"id", "text"}
             # Not on the wire at all: field 3 (probability) is never encoded.
             assert a.SerializeToString() == type(a)(id=a.id, text=a.text).SerializeToString()
+            # Explicit presence: even a printer that emits defaults (grpcurl -emit-defaults)
+            # shows no probability for a seat's action.
+            assert not a.HasField("probability")
+            try:
+                full = json_format.MessageToDict(a, always_print_fields_with_no_presence=True)
+            except TypeError:  # protobuf < 5.26
+                full = json_format.MessageToDict(a, including_default_value_fields=True)
+            assert "probability" not in full, full

@@ -77,7 +77,19 @@ impl Matches for MatchesService {
 
     async fn watch(&self, req: Request<pb::WatchRequest>) -> Reply<Self::WatchStream> {
         let token = bearer(req.metadata())?;
-        let rx = watch(&self.hub, &token, &req.get_ref().match_id).await?;
+        let req = req.get_ref();
+        let light = match pb::WatchDetail::try_from(req.detail) {
+            Ok(pb::WatchDetail::Unspecified | pb::WatchDetail::Full) => false,
+            Ok(pb::WatchDetail::Events) => true,
+            Err(_) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "`detail` {} is not a WatchDetail: WATCH_DETAIL_FULL or WATCH_DETAIL_EVENTS",
+                    req.detail
+                ))
+                .into());
+            }
+        };
+        let rx = watch(&self.hub, &token, &req.match_id, light).await?;
         Ok(Response::new(Box::pin(UntilShutdown::new(
             ReceiverStream::new(rx),
             self.hub.shutdown.clone(),

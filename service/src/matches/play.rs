@@ -113,11 +113,14 @@ fn prepare_act(
     }
     writable(&hub.store)?;
     let actual = m.live.known[seat];
-    if req.expected_move_number != actual {
-        return Err(ApiError::StaleMove {
-            expected: req.expected_move_number,
-            actual,
-        });
+    let Some(expected) = req.expected_move_number else {
+        return Err(ApiError::InvalidArgument(format!(
+            "`expected_move_number` is missing: send the seat's current move number \
+             (`moveNumber` of GetView, now {actual}), so that a retried Act never applies twice"
+        )));
+    };
+    if expected != actual {
+        return Err(ApiError::StaleMove { expected, actual });
     }
     let state = &m.live.state;
     if state.current_player() != Player::Seat(seat) {

@@ -113,16 +113,19 @@ pub(super) fn text_for(role: Role, state: &AnyState, action: Action) -> Option<S
 }
 
 /// The event `role` is sent after a change left the match at `after`, and whether the
-/// match ended.
+/// match ended. With `light`, the view's structured part is left out except at the end of a
+/// deal or of the match.
 pub(super) fn event(
     meta: &Meta,
     role: Role,
     actor: Option<Player>,
     text: String,
     after: &Live,
+    light: bool,
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
     let ended = after.status != pb::MatchStatus::Active;
-    let view = match_view(meta, after, role)?;
+    let whole = !light || ended || after.state.deal_outcome().is_some();
+    let view = match_view_with(meta, after, role, whole)?;
     Ok((
         pb::WatchResponse {
             kind: Some(pb::watch_response::Kind::Event(pb::MatchEvent {

@@ -12,12 +12,14 @@ use crate::matches::model::{Change, Meta, step};
 use crate::matches::views::{Role, event, match_view, role_of, text_for};
 use crate::pb;
 
-/// `Watch`: the viewer's snapshot, then its events, from a task of its own; the stream
-/// ends with the match, the client, or the server.
+/// `Watch`: the viewer's snapshot, then its events (with `light`, their views without the
+/// structured part except at deal ends), from a task of its own; the stream ends with the
+/// match, the client, or the server.
 pub(super) async fn watch(
     hub: &Hub,
     token: &str,
     id: &str,
+    light: bool,
 ) -> Result<mpsc::Receiver<Result<pb::WatchResponse, Status>>, ApiError> {
     let m = hub.cache.get(id).await?;
     let (meta, snapshot, rx, over) = {
@@ -32,7 +34,11 @@ pub(super) async fn watch(
         }
         let snapshot = guard(|| match_view(&m.meta, &m.live, role))?;
         (
-            (Arc::clone(&m.meta), role),
+            Viewer {
+                meta: Arc::clone(&m.meta),
+                role,
+                light,
+            },
             snapshot,
             m.changes.subscribe(),
             m.live.status != pb::MatchStatus::Active,
@@ -44,9 +50,17 @@ pub(super) async fn watch(
     Ok(out)
 }
 
+/// Who a Watch stream is for.
+struct Viewer {
+    meta: Arc<Meta>,
+    role: Role,
+    /// Events without the structured view, except at deal ends.
+    light: bool,
+}
+
 /// A Watch stream's task: the snapshot, then each change redacted for the viewer.
 async fn forward(
-    (meta, role): (Arc<Meta>, Role),
+    viewer: Viewer,
     snapshot: pb::MatchView,
     mut rx: broadcast::Receiver<Arc<Change>>,
     over: bool,
@@ -77,7 +91,7 @@ async fn forward(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if send_change(&meta, role, &change, &tx).await {
+        if send_change(&viewer, &change, &tx).await {
             return;
         }
     }
@@ -92,11 +106,12 @@ pub(super) async fn stopped(rx: &mut watch::Receiver<bool>) {
 /// Sends `role` its events of `change`; returns true once the stream is done (the match
 /// ended, the client went away, or an error was sent).
 async fn send_change(
-    meta: &Meta,
-    role: Role,
+    viewer: &Viewer,
     change: &Change,
     tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
 ) -> bool {
+    let Viewer { meta, role, light } = viewer;
+    let (role, light) = (*role, *light);
     match change {
         Change::Actions { before, actions } => {
             let mut live = before.clone();
@@ -106,7 +121,7 @@ async fn send_change(
                 step(&mut live, action);
                 let sent = match text {
                     Ok(None) => continue,
-                    Ok(Some(text)) => guard(|| event(meta, role, Some(actor), text, &live)),
+                    Ok(Some(text)) => guard(|| event(meta, role, Some(actor), text, &live, light)),
                     Err(e) => Err(e),
                 };
                 match sent {
@@ -124,7 +139,7 @@ async fn send_change(
             false
         }
         Change::Ended { after, text } => {
-            match guard(|| event(meta, role, None, text.clone(), after)) {
+            match guard(|| event(meta, role, None, text.clone(), after, light)) {
                 Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
                 Err(e) => {
                     let _ = tx.send(Err(e.into())).await;

@@ -106,6 +106,7 @@ pub async fn watch(
             token,
             cardhouse_server::pb::WatchRequest {
                 match_id: match_id.to_owned(),
+                ..Default::default()
             },
         ))
         .await
@@ -163,7 +164,7 @@ pub async fn assert_data_loss(
             pb::ActRequest {
                 match_id: match_id(),
                 action: Some(pb::act_request::Action::ActionId(act.0)),
-                expected_move_number: act.1,
+                expected_move_number: Some(act.1),
                 include_view: true,
             },
         ))
@@ -193,6 +194,7 @@ pub async fn assert_data_loss(
             seat_token,
             pb::WatchRequest {
                 match_id: match_id(),
+                ..Default::default()
             },
         ))
         .await

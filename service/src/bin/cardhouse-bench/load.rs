@@ -229,7 +229,7 @@ pub(crate) async fn matches_phase(
                 let mut req = Request::new(pb::ActRequest {
                     match_id: id.clone(),
                     action: Some(pb::act_request::Action::ActionId(action)),
-                    expected_move_number: view.move_number,
+                    expected_move_number: Some(view.move_number),
                     include_view: false,
                 });
                 req.metadata_mut().insert("authorization", auth.clone());
