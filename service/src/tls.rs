@@ -43,8 +43,10 @@ pub enum TlsError {
         path: PathBuf,
         what: String,
     },
+    /// What rustls said (the whole chain of causes: tonic's own error says only
+    /// "transport error").
     #[error("TLS configuration (--tls-cert, --tls-key, --tls-client-ca): {0}")]
-    Config(#[from] tonic::transport::Error),
+    Config(String),
 }
 
 fn read(flag: &'static str, path: &Path) -> Result<Vec<u8>, TlsError> {
@@ -75,6 +77,18 @@ fn certificates(flag: &'static str, path: &Path, pem: &[u8]) -> Result<usize, Tl
     Ok(n)
 }
 
+/// An error and its sources, `: `-separated.
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 impl TlsFiles {
     /// Reads and checks the files; `handshake_timeout` bounds each TLS handshake.
     ///
@@ -100,7 +114,9 @@ impl TlsFiles {
         }
         // Builds the rustls configuration once here, so that a key not matching the
         // certificate is reported now, not at the first connection.
-        Server::builder().tls_config(config.clone())?;
+        Server::builder()
+            .tls_config(config.clone())
+            .map_err(|e| TlsError::Config(causes(&e)))?;
         Ok(config)
     }
 }

@@ -9,7 +9,9 @@ pub struct Origin(HeaderValue);
 
 /// Why a text is not an origin.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{given}` is not an origin: {reason} (expected scheme://host[:port], e.g. https://play.example.com or http://localhost:5173)")]
+#[error(
+    "`{given}` is not an origin: {reason} (expected scheme://host[:port], e.g. https://play.example.com or http://localhost:5173)"
+)]
 pub struct OriginError {
     given: String,
     reason: &'static str,
@@ -115,7 +117,9 @@ mod tests {
             assert!(Origin::parse(ok).is_ok(), "{ok}");
         }
         assert_eq!(
-            Origin::parse("HTTPS://Play.Example.COM").unwrap().to_string(),
+            Origin::parse("HTTPS://Play.Example.COM")
+                .unwrap()
+                .to_string(),
             "https://play.example.com"
         );
         for (bad, why) in [

@@ -109,7 +109,12 @@ impl Drop for Starting {
 impl Server {
     /// Spawns the binary; [`Starting::wait`] then waits for its listening line.
     pub fn spawn(extra: &[&str]) -> Starting {
-        let mut child = command(extra).spawn().expect("spawn cardhouse");
+        Server::spawn_command(command(extra))
+    }
+
+    /// Spawns `cmd` (from [`command`], with more set on it, e.g. environment variables).
+    pub fn spawn_command(mut cmd: Command) -> Starting {
+        let mut child = cmd.spawn().expect("spawn cardhouse");
         let mut stderr_pipe = child.stderr.take().expect("stderr");
         let stderr = Arc::new(Mutex::new(String::new()));
         {
