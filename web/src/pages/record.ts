@@ -106,20 +106,22 @@ export function recordPage(root: HTMLElement, matchId: string, token: string): (
         note ? h("p", { class: "note" }, note) : null,
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         h("div", { class: "controls" },
-          h("button", { type: "button", class: "first", disabled: loading || at === 0, onclick: () => void go(0) }, "⏮ start"),
+          h("button", { type: "button", class: "first", disabled: loading || at === 0, onclick: () => void go(0) }, "« start"),
           h("button", { type: "button", class: "prev", disabled: loading || at === 0, onclick: () => void go(at - 1) }, "◀ back"),
           h("span", { class: "position" }, `step ${at} of ${steps.length}`),
           h("button", { type: "button", class: "next", disabled: loading || at === steps.length, onclick: () => void go(at + 1) }, "next ▶"),
-          h("button", { type: "button", class: "last", disabled: loading || at === steps.length, onclick: () => void go(steps.length) }, "end ⏭")),
+          h("button", { type: "button", class: "last", disabled: loading || at === steps.length, onclick: () => void go(steps.length) }, "end »")),
         h("p", { class: "step-now" }, at === 0 ? "Before the first step." : stepText(steps[at - 1])),
-        h("div", { class: "record-body" },
+        h("div", { class: `record-body${loading ? " loading" : ""}` },
           shown
             ? renderTable({ game, players: r.game?.numPlayers ?? r.seats.length, view: shown, seats: r.seats, legal: [] })
             : h("p", {}, loading ? "Replaying…" : ""),
           list),
       ),
     );
-    list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
+    // Keep the current step in sight inside the list (the page itself does not scroll).
+    const current = list.querySelector<HTMLElement>(".current");
+    if (current !== null) list.scrollTop = current.offsetTop - list.clientHeight / 2;
   };
 
   const load = async () => {
