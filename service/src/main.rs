@@ -40,7 +40,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve cardhouse.v1 (Engine, Matches), health and reflection until SIGINT/SIGTERM.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Play bots against bots on every core and report win rates with 95% confidence
     /// intervals.
     Simulate(SimulateArgs),
@@ -237,7 +237,7 @@ struct ServeArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => run(args),
+        Command::Serve(args) => run(*args),
         Command::Simulate(args) => simulate(&args),
         Command::Play(args) => play(&args),
     }
@@ -365,7 +365,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             return Err("--engine token needs --engine-token (or CARDHOUSE_ENGINE_TOKEN)".into());
         }
     };
-    if !args.cors_origins.is_empty() && !(args.grpc_web || args.web) {
+    if !(args.cors_origins.is_empty() || args.grpc_web || args.web) {
         return Err("--cors-origin needs --grpc-web or --web (CORS is for gRPC-Web)".into());
     }
     let listener = tokio::net::TcpListener::bind(args.listen).await?;

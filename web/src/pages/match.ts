@@ -2,12 +2,12 @@
 // spectator or the owner watches. The view comes from the server: first GetView, then a
 // Watch stream with one update per move it learns of; a seat's own moves go through Act.
 import { create } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
 import type { LegalAction } from "../gen/cardhouse/v1/game_pb";
 import { PlayerKind } from "../gen/cardhouse/v1/game_pb";
 import type { MatchView } from "../gen/cardhouse/v1/matches_pb";
 import { ActRequestSchema, MatchStatus, Role } from "../gen/cardhouse/v1/matches_pb";
 import { bearer, describeError, isCode, matches } from "../api";
-import { Code } from "@connectrpc/connect";
 import { h } from "../dom";
 import { roleLabel, statusLabel } from "../format";
 import { renderTable } from "../table";
