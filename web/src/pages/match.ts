@@ -114,7 +114,7 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
         h("span", { class: "status", "data-status": MatchStatus[v.status] }, statusLabel(v.status)), " · ",
         h("span", { class: "move" }, `move ${v.moveNumber}`), " · ",
         h("span", { class: `live live-${live}` }, live === "live" ? "live" : live === "stopped" ? `live updates stopped: ${liveError}` : live)),
-      h("p", { class: "options" }, opts),
+      opts ? h("details", { class: "options" }, h("summary", {}, "options"), opts) : null,
     );
   };
 
