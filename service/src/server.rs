@@ -300,7 +300,9 @@ pub async fn serve_with_ready(
     shutdown: impl Future<Output = ()> + Send + 'static,
     ready: impl FnOnce(Option<SocketAddr>),
 ) -> Result<(), ServeError> {
-    let tls = (config.tls.as_ref())
+    let tls = config
+        .tls
+        .as_ref()
         .map(|t| t.load(config.connections.handshake_timeout))
         .transpose()?;
     let options = OpenOptions {

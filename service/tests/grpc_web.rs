@@ -7,7 +7,7 @@ mod common;
 
 use std::net::SocketAddr;
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use cardhouse_server::pb;
 use common::process::Server;
 use http_body_util::{BodyExt, Full};
@@ -34,12 +34,8 @@ async fn http1(
     let mut bytes = Vec::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| e.to_string())?;
-        if let Ok(mut data) = frame.into_data() {
-            while data.has_remaining() {
-                let chunk = data.chunk().to_vec();
-                data.advance(chunk.len());
-                bytes.extend(chunk);
-            }
+        if let Ok(data) = frame.into_data() {
+            bytes.extend_from_slice(&data);
         }
         if first_frame
             && bytes.len() >= 5
@@ -425,4 +421,62 @@ async fn the_web_table_is_served_with_web_and_talks_grpc_web() {
         .await
         .unwrap();
     assert_ne!(status, StatusCode::OK);
+}
+
+/// SIGTERM ends a gRPC-Web `Watch` over HTTP/1.1 as it ends a gRPC one (UNAVAILABLE in the
+/// trailer frame), and the server stops at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_ends_grpc_web_streams() {
+    let server = Server::must_start(&["--in-memory", "--grpc-web"]);
+    let (_, created) = create(server.addr, None).await;
+    // The Watch on a connection of its own, read frame by frame: `opened` fires with the
+    // first message (the snapshot), so the stop comes while the stream is open.
+    let stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let res = sender
+        .send_request(grpc_web(
+            "/cardhouse.v1.Matches/Watch",
+            &pb::WatchRequest {
+                match_id: created.match_id.clone(),
+            },
+            Some(&created.spectator_token),
+            None,
+        ))
+        .await
+        .unwrap();
+    let (opened_tx, opened) = tokio::sync::oneshot::channel::<()>();
+    let watch = tokio::spawn(async move {
+        let (parts, mut body) = res.into_parts();
+        let mut bytes = Vec::new();
+        let mut opened_tx = Some(opened_tx);
+        while let Some(frame) = body.frame().await {
+            if let Ok(data) = frame.unwrap().into_data() {
+                bytes.extend_from_slice(&data);
+            }
+            if bytes.len() > 5
+                && let Some(tx) = opened_tx.take()
+            {
+                let _ = tx.send(());
+            }
+        }
+        (parts.headers, bytes)
+    });
+    opened.await.expect("the snapshot came");
+    let (status, took) = server.term();
+    assert!(status.success(), "{status:?}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    let (headers, body) = tokio::time::timeout(std::time::Duration::from_secs(10), watch)
+        .await
+        .expect("the stream ended")
+        .unwrap();
+    let (messages, trailers) = frames(&headers, &body);
+    assert!(!messages.is_empty(), "the snapshot came first");
+    assert_eq!(
+        trailer(&trailers, "grpc-status"),
+        Some("14"),
+        "{trailers:?}"
+    );
 }
