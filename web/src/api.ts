@@ -18,7 +18,7 @@ export function bearer(token: string, signal?: AbortSignal): CallOptions {
 /** An error as the server words it: `FAILED_PRECONDITION: not your turn (...)`. */
 export function describeError(err: unknown): string {
   const e = ConnectError.from(err);
-  return `${codeName(e.code)}: ${e.rawMessage}`;
+  return e.rawMessage ? `${codeName(e.code)}: ${e.rawMessage}` : codeName(e.code);
 }
 
 export function isCode(err: unknown, ...codes: Code[]): boolean {

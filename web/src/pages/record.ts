@@ -113,9 +113,11 @@ export function recordPage(root: HTMLElement, matchId: string, token: string): (
           h("button", { type: "button", class: "last", disabled: loading || at === steps.length, onclick: () => void go(steps.length) }, "end »")),
         h("p", { class: "step-now" }, at === 0 ? "Before the first step." : stepText(steps[at - 1])),
         h("div", { class: `record-body${loading ? " loading" : ""}` },
-          shown
-            ? renderTable({ game, players: r.game?.numPlayers ?? r.seats.length, view: shown, seats: r.seats, legal: [] })
-            : h("p", {}, loading ? "Replaying…" : ""),
+          h("div", {},
+            !replay || at === steps.length ? h("p", { class: "table-caption" }, "The final position") : null,
+            shown
+              ? renderTable({ game, players: r.game?.numPlayers ?? r.seats.length, view: shown, seats: r.seats, legal: [] })
+              : h("p", {}, loading ? "Replaying…" : "")),
           list),
       ),
     );
