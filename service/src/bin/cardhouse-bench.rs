@@ -46,6 +46,10 @@ use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Server};
 use tonic::{Request, Response, Status};
 
+// The TLS phase's certificates, in the folder the bench is moving to.
+#[path = "cardhouse-bench/tls.rs"]
+mod tls;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cardhouse-bench",
@@ -97,6 +101,11 @@ struct Args {
     /// Skip the two-replica "sticky" phase (each match on one replica).
     #[arg(long)]
     no_sticky: bool,
+    /// Also measure `Matches.Act` over TLS: a second one-node server like the first, serving
+    /// TLS with a certificate made at start, its clients on TLS connections (the same
+    /// number); the phases alternate with the plaintext one.
+    #[arg(long)]
+    tls: bool,
 }
 
 #[derive(Debug, Default)]
@@ -170,6 +179,23 @@ async fn connect(addr: std::net::SocketAddr) -> Channel {
         .connect()
         .await
         .expect("loopback connect")
+}
+
+async fn tls_channels(addr: std::net::SocketAddr, tls: &tls::BenchTls, n: usize) -> Vec<Channel> {
+    let mut out = Vec::new();
+    for _ in 0..n.max(1) {
+        out.push(
+            Channel::from_shared(format!("https://{addr}"))
+                .expect("valid uri")
+                .tls_config(tls.client())
+                .expect("client TLS")
+                .tcp_nodelay(true)
+                .connect()
+                .await
+                .expect("loopback TLS connect"),
+        );
+    }
+    out
 }
 
 async fn channels(addr: std::net::SocketAddr, n: usize) -> Vec<Channel> {
@@ -864,6 +890,25 @@ async fn main() {
     .await
     .unwrap_or_else(|e| exit_with(&format!("the server did not start: {e}")));
 
+    // The same over TLS, with a store of its own.
+    let tls_dir = tempfile::tempdir().expect("temp dir");
+    let mut tls_local = None;
+    if args.tls {
+        let certs = tls::BenchTls::new().unwrap_or_else(|e| exit_with(&e));
+        let replica = start_replica(Config {
+            store: if args.in_memory {
+                StoreConfig::Memory
+            } else {
+                StoreConfig::Dir(tls_dir.path().to_owned())
+            },
+            tls: Some(certs.files.clone()),
+            ..Config::default()
+        })
+        .await
+        .unwrap_or_else(|e| exit_with(&format!("the TLS server did not start: {e}")));
+        tls_local = Some((replica, certs));
+    }
+
     // cardhouse on PostgreSQL: two replicas on one fresh database.
     let mut pg = None;
     let mut pg_about = String::new();
@@ -937,6 +982,21 @@ async fn main() {
             concurrency,
         },
     ));
+    if let Some((replica, certs)) = &tls_local {
+        let tls_chans = tls_channels(replica.addr, certs, args.connections).await;
+        phases.push(Phase::new(
+            if args.in_memory {
+                "Matches.Act, one node, in memory, TLS"
+            } else {
+                "Matches.Act, one node, redb (persisted), TLS"
+            },
+            Load::Act {
+                replicas: vec![tls_chans],
+                routing: Routing::Sticky,
+                concurrency,
+            },
+        ));
+    }
     if let Some((_, replicas)) = &pg {
         let mut pg_chans = Vec::new();
         for r in replicas {
@@ -1069,6 +1129,23 @@ async fn main() {
             100.0 * act.rps / echo.max(1.0)
         );
     }
+    if let (Some(plain), Some(tls)) = (
+        by_name("Matches.Act, one node"),
+        reports
+            .iter()
+            .find(|r| r.name.starts_with("Matches.Act, one node") && r.name.ends_with("TLS")),
+    ) {
+        let per_request =
+            |r: &Report| r.cpu.this_process as f64 * 10_000.0 / r.requests.max(1) as f64;
+        println!(
+            "TLS: Matches.Act at {:.0}% of the plaintext requests/s in the same run, p50 {:.2} ms against {:.2} ms, {:.0} µs of this process's CPU per request against {:.0} µs",
+            100.0 * tls.rps / plain.rps.max(1.0),
+            f64::from(tls.p50_us) / 1000.0,
+            f64::from(plain.p50_us) / 1000.0,
+            per_request(tls),
+            per_request(plain),
+        );
+    }
     if let (Some(one), Some(two)) = (
         by_name("Matches.Act, PostgreSQL, 1"),
         by_name("Matches.Act, PostgreSQL, 2 replicas, round-robin"),
@@ -1092,6 +1169,9 @@ async fn main() {
 
     drop(chans);
     local.stop().await;
+    if let Some((replica, _)) = tls_local {
+        replica.stop().await;
+    }
     if let Some((db, replicas)) = pg {
         for r in replicas {
             r.stop().await;
