@@ -9,6 +9,7 @@ const API_PROTOS: &[&str] = &[
     "cardhouse/v1/game.proto",
     "cardhouse/v1/engine.proto",
     "cardhouse/v1/matches.proto",
+    "cardhouse/v1/admin.proto",
 ];
 const BENCH_PROTOS: &[&str] = &["cardhouse/bench/v1/echo.proto"];
 

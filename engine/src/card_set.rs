@@ -1,4 +1,5 @@
-//! [`CardSet`]: a set of cards as a `u64` bitset, one 16-bit lane per suit.
+//! [`CardSet`]: a set of cards as a `u64` bitset, one 16-bit lane per suit; and the packs
+//! ([`Pack`]) the games deal from.
 
 use std::fmt;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Not, Sub, SubAssign};
@@ -344,6 +345,47 @@ impl<'de> Deserialize<'de> for CardSet {
     }
 }
 
+/// Which cards make up a pack.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Pack {
+    /// A–7 in four suits (Klaberjass, Avinas).
+    Piquet32,
+    /// A–6 in four suits (Jass).
+    Swiss36,
+    /// A–2 in four suits (Cribbage).
+    Full52,
+}
+
+impl Pack {
+    /// The cards of this pack.
+    #[must_use]
+    pub const fn cards(self) -> CardSet {
+        // Lane masks: A..7 = bits 5..=12, A..6 = bits 4..=12, A..2 = bits 0..=12.
+        let lane: u64 = match self {
+            Pack::Piquet32 => 0x1FE0,
+            Pack::Swiss36 => 0x1FF0,
+            Pack::Full52 => 0x1FFF,
+        };
+        CardSet::from_bits(lane | lane << 16 | lane << 32 | lane << 48)
+    }
+
+    /// Number of cards.
+    #[must_use]
+    pub const fn len(self) -> usize {
+        match self {
+            Pack::Piquet32 => 32,
+            Pack::Swiss36 => 36,
+            Pack::Full52 => 52,
+        }
+    }
+
+    /// Always false: no pack is empty.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,7 +432,7 @@ mod tests {
 
     #[test]
     fn nth_matches_iteration() {
-        let s = crate::Pack::Full52.cards() - set("5H 7D AS");
+        let s = Pack::Full52.cards() - set("5H 7D AS");
         for (i, card) in s.iter().enumerate() {
             assert_eq!(s.nth(i), Some(card));
         }
@@ -412,5 +454,12 @@ mod tests {
         assert_eq!(s.suit_bits(Suit::Spades), 1 << 12 | 1 << 11);
         assert_eq!(CardSet::rank_mask(Rank::Ace).len(), 4);
         assert_eq!(CardSet::suit_mask(Suit::Hearts).len(), 13);
+    }
+
+    #[test]
+    fn packs_have_their_sizes() {
+        assert_eq!(Pack::Piquet32.cards().len(), 32);
+        assert_eq!(Pack::Swiss36.cards().len(), 36);
+        assert_eq!(Pack::Full52.cards().len(), 52);
     }
 }

@@ -400,47 +400,6 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
-/// Which cards make up a pack.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Pack {
-    /// A–7 in four suits (Klaberjass, Avinas).
-    Piquet32,
-    /// A–6 in four suits (Jass).
-    Swiss36,
-    /// A–2 in four suits (Cribbage).
-    Full52,
-}
-
-impl Pack {
-    /// The cards of this pack.
-    #[must_use]
-    pub const fn cards(self) -> crate::CardSet {
-        // Lane masks: A..7 = bits 5..=12, A..6 = bits 4..=12, A..2 = bits 0..=12.
-        let lane: u64 = match self {
-            Pack::Piquet32 => 0x1FE0,
-            Pack::Swiss36 => 0x1FF0,
-            Pack::Full52 => 0x1FFF,
-        };
-        crate::CardSet::from_bits(lane | lane << 16 | lane << 32 | lane << 48)
-    }
-
-    /// Number of cards.
-    #[must_use]
-    pub const fn len(self) -> usize {
-        match self {
-            Pack::Piquet32 => 32,
-            Pack::Swiss36 => 36,
-            Pack::Full52 => 52,
-        }
-    }
-
-    /// Always false: no pack is empty.
-    #[must_use]
-    pub const fn is_empty(self) -> bool {
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,12 +436,5 @@ mod tests {
         }
         assert_eq!(Card::from_u8(13), None);
         assert_eq!(Card::from_u8(64), None);
-    }
-
-    #[test]
-    fn packs_have_their_sizes() {
-        assert_eq!(Pack::Piquet32.cards().len(), 32);
-        assert_eq!(Pack::Swiss36.cards().len(), 36);
-        assert_eq!(Pack::Full52.cards().len(), 52);
     }
 }

@@ -35,8 +35,8 @@ mod options;
 mod registry;
 mod rng;
 
-pub use card_set::CardSet;
-pub use cards::{Card, Pack, Rank, Suit};
+pub use card_set::{CardSet, Pack};
+pub use cards::{Card, Rank, Suit};
 pub use error::Error;
 pub use game::{
     Action, ActionIter, ActionSet, CHANCE, Game, GameType, MAX_ACTIONS, ObservationSlice, Player,

@@ -236,6 +236,12 @@ impl AnyGame {
         on_game!(self, g => g.max_return())
     }
 
+    /// See [`Game::default_ismcts_iterations`].
+    #[must_use]
+    pub fn default_ismcts_iterations(&self) -> u32 {
+        on_game!(self, g => g.default_ismcts_iterations())
+    }
+
     /// See [`Game::max_game_length`].
     #[must_use]
     pub fn max_game_length(&self) -> Option<usize> {

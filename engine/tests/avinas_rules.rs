@@ -492,6 +492,117 @@ fn trick_2_leader_without_trumps_may_lead_face_down_and_followers_still_trump() 
     assert_eq!(v.tricks[1].winner, 3);
 }
 
+#[test]
+fn trick_2s_face_down_lead_stays_on_its_record_after_later_leads() {
+    // §8, §13: once trick 2 is complete its face-down lead is a public fact and stays one.
+    let mut s = dealt(
+        dealer0(),
+        [
+            "QC AD 9D 8D 8S AH 9S 10S",
+            "AC QS 8C 7C JC 10C 9C KC",
+            "KD 10D JD 9H KS 7S AS 8H",
+            "7H QD QH 10H JH 7D KH JS",
+        ],
+    );
+    for t in [
+        "pass",
+        "pass",
+        "play 8C",
+        "play JD",
+        "play QD",
+        "play QC",
+        "play 9D face down",
+        "play AC",
+        "play 10D",
+        "play JH",
+    ] {
+        act(&mut s, t);
+    }
+    let marked = |s: &AvinasState| {
+        for v in [
+            Viewer::Seat(0),
+            Viewer::Seat(1),
+            Viewer::Seat(2),
+            Viewer::Seat(3),
+            Viewer::Spectator,
+            Viewer::Omniscient,
+        ] {
+            let view = s.view(v).expect("view");
+            let lead = &view.tricks[1].cards[0];
+            assert!(lead.face_down, "{v:?} after {} tricks", view.tricks.len());
+            assert_eq!(lead.card, Some(Card::parse("9D").unwrap()));
+            assert!(!view.tricks[0].cards[0].face_down);
+            assert!(view.tricks[2..].iter().all(|t| !t.cards[0].face_down));
+        }
+        for seat in 0..4 {
+            let text = s.observation_string(seat).expect("text");
+            assert!(text.contains("0:9D (face down)"), "seat {seat}:\n{text}");
+        }
+    };
+    marked(&s);
+    // Seat 3 won trick 2 and leads trick 3 face up; then the tricks go on to the end.
+    act(&mut s, "play KH");
+    assert!(!s.face_down_pending());
+    marked(&s);
+    let mut rng = SeededRng::new(7);
+    while s.phase() == Phase::Play || s.phase() == Phase::StopChoice {
+        let a = s.legal_actions().choose(&mut rng).expect("legal");
+        s.apply(a).expect("legal");
+        if s.phase() == Phase::Play && s.tricks_done() > 2 {
+            marked(&s);
+        }
+    }
+}
+
+#[test]
+fn an_exposed_card_led_face_down_stays_known_until_its_trick_is_revealed() {
+    // §13: `known` = dealt to that seat and not seen played; a pending face-down lead is not
+    // removed from it (that would reveal the card), and is once the trick is complete.
+    let mut s = dealt(
+        dealer0(),
+        [
+            "QD QH 7H 9S JD 10S AS KS",
+            "JC AC 10C 8S KC 9C 8C 7C",
+            "QS JH 7S 10H JS 9D 7D 8D",
+            "QC AH KH AD 9H 8H 10D KD",
+        ],
+    );
+    assert_eq!((s.declarer(), s.trump()), (Some(1), Some(Suit::Clubs)));
+    for t in ["pass", "pass", "play 7C", "play JS", "play QC", "play JD"] {
+        act(&mut s, t);
+    }
+    // Seat 3 won trick 1 with Q♣, holds no trump, and leads its exposed A♦ face down.
+    assert_eq!(s.current_player().seat(), Some(3));
+    let ad = Card::parse("AD").unwrap();
+    assert!(s.exposed().contains(ad));
+    act(&mut s, "play AD face down");
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Seat(2),
+        Viewer::Spectator,
+    ] {
+        let view = s.view(v).expect("view");
+        assert!(view.known[3].contains(ad), "{v:?}");
+        assert_eq!(view.trick[0].card, None, "{v:?}");
+    }
+    let mut rng = SeededRng::new(3);
+    while s.tricks_done() < 2 {
+        let a = s.legal_actions().choose(&mut rng).expect("legal");
+        s.apply(a).expect("legal");
+    }
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Seat(2),
+        Viewer::Spectator,
+    ] {
+        let view = s.view(v).expect("view");
+        assert!(!view.known[3].contains(ad), "{v:?}");
+        assert_eq!(view.tricks[1].cards[0].card, Some(ad));
+    }
+}
+
 // §15.9: checked against an independent reading of §8 on random play -----------------------
 
 /// §8 read directly: the cards the seat to act may play face up.
@@ -930,6 +1041,46 @@ fn the_game_ends_only_when_pips_reach_the_limit_never_on_rams() {
 }
 
 // Options and errors ----------------------------------------------------------------------
+
+#[test]
+fn scope_deal_views_show_the_rams_or_pips_the_deal_gave() {
+    // §12 [decision]: at the end of a `scope = deal` game the view's scores (rams, pips) hold
+    // what the deal gave, as after the first deal of a match (the same in every game).
+    let g = game(&[("scope", "deal")]);
+    let mut kinds = [0; 3];
+    for seed in 0..40 {
+        let mut rng = SeededRng::new(seed);
+        let mut s = g.new_initial_state();
+        while !s.is_terminal() {
+            if s.is_chance_node() {
+                s.apply_random_chance(&mut rng).expect("chance");
+            } else {
+                let a = s.legal_actions().choose(&mut rng).expect("legal");
+                s.apply(a).expect("legal");
+            }
+        }
+        let d = s.last_deal().expect("one deal");
+        let mut rams = [0; 2];
+        let mut pips = [0; 2];
+        match (d.kind, d.against) {
+            (Some(Kind::Sevens), Some(t)) => rams[t] = d.amount,
+            (Some(Kind::Bidding), Some(t)) => pips[t] = d.amount,
+            _ => {}
+        }
+        kinds[d.kind.map_or(2, |k| usize::from(k == Kind::Bidding))] += 1;
+        for v in [Viewer::Seat(seed as usize % 4), Viewer::Spectator] {
+            let view = s.view(v).expect("view");
+            assert_eq!((view.rams, view.pips), (rams, pips), "seed {seed} {v:?}");
+        }
+        if d.kind.is_some() {
+            assert_ne!(rams, pips, "seed {seed}: a scored deal gives something");
+        }
+    }
+    assert!(
+        kinds[0] > 0 && kinds[1] > 0,
+        "both kinds of deal: {kinds:?}"
+    );
+}
 
 #[test]
 fn options_are_validated_with_precise_errors() {

@@ -672,6 +672,66 @@ fn edge_16_the_game_ends_instantly_during_pegging() {
 }
 
 #[test]
+fn a_game_ended_inside_the_pegging_keeps_its_position_in_the_terminal_view() {
+    // §8 [decision]: the terminal view keeps the count, the series and the go calls of the
+    // instant the game ended. E5 to 6: N's go point after both said go at 30 wins.
+    let mut s = ready(
+        game(&[("first_dealer", "1"), ("target_score", "6")]),
+        &["10C 5C 4D 2H KS QS", "5D 6H JC 9S KH QH"],
+        None,
+        &["KS QS", "KH QH"],
+        "8D",
+    );
+    for t in [
+        "play 10C", "play 5D", "play 5C", "play 6H", "play 4D", "go", "go",
+    ] {
+        act(&mut s, t);
+    }
+    assert!(s.is_terminal());
+    assert_eq!(s.winner(), Some(0));
+    let laid: Vec<Option<Card>> = ["10C", "5D", "5C", "6H", "4D"]
+        .iter()
+        .map(|t| Some(c(t)))
+        .collect();
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Spectator,
+        Viewer::Omniscient,
+    ] {
+        let view = s.view(v).expect("view");
+        assert_eq!(view.count, 30, "{v:?}");
+        let series: Vec<Option<Card>> = view.series.iter().map(|p| p.card).collect();
+        assert_eq!(series, laid, "{v:?}");
+        assert_eq!(view.said_go, [true, true], "{v:?}");
+    }
+    let obs = s.observation(1).expect("observation");
+    assert_eq!(
+        obs[cardhouse::games::cribbage::layout::COUNT],
+        30.0 / 31.0,
+        "the observation keeps the count too"
+    );
+    let text = s.observation_string(1).expect("text");
+    assert!(
+        text.contains("count 30: 0:10C 1:5D 0:5C 1:6H 0:4D; go said by seat 0, 1"),
+        "{text}"
+    );
+    // Ended by a laid card (a fifteen), without go calls.
+    let mut s = ready(
+        game(&[("first_dealer", "1"), ("target_score", "2")]),
+        &["10C 5C 4D 2H KS QS", "5D 6H JC 9S KH QH"],
+        None,
+        &["KS QS", "KH QH"],
+        "8D",
+    );
+    act(&mut s, "play 10C");
+    act(&mut s, "play 5D");
+    let view = s.view(Viewer::Spectator).expect("view");
+    assert_eq!((view.count, view.series.len()), (15, 2));
+    assert_eq!(view.said_go, [false, false]);
+}
+
+#[test]
 fn edge_17_skunk_boundary() {
     // E5's deal, target = N's pegging + hand; D ends with 3 points.
     let n_hand = score_hand([c("10C"), c("5C"), c("4D"), c("2H")], c("8D"), false);
@@ -734,6 +794,82 @@ fn edge_17_skunk_boundary() {
         vec![3.0, -3.0],
         "the default threshold 91"
     );
+}
+
+#[test]
+fn the_end_of_the_game_says_who_is_skunked() {
+    // E5's deal as in edge 17: D (seat 1) ends with 3 points.
+    let n_hand = score_hand([c("10C"), c("5C"), c("4D"), c("2H")], c("8D"), false);
+    let target = (6 + u32::from(n_hand.total)).to_string();
+    let end = |extra: &[(&str, &str)]| {
+        let mut opts = vec![("first_dealer", "1"), ("target_score", target.as_str())];
+        opts.extend_from_slice(extra);
+        let mut s = ready(
+            game(&opts),
+            &["10C 5C 4D 2H KS QS", "5D 6H JC 9S KH QH"],
+            None,
+            &["KS QS", "KH QH"],
+            "8D",
+        );
+        for t in [
+            "play 10C", "play 5D", "play 5C", "play 6H", "play 4D", "go", "go", "play JC",
+            "play 2H", "play 9S",
+        ] {
+            act(&mut s, t);
+        }
+        let text = s.observation_string(1).expect("text");
+        text.lines().last().expect("a line").to_owned()
+    };
+    assert!(
+        end(&[]).starts_with("game over: seat 0 wins; seat 1 skunked (below 91: 2 games);"),
+        "{}",
+        end(&[])
+    );
+    assert!(end(&[("skunk_enabled", "false")]).starts_with("game over: seat 0 wins; returns"));
+    assert!(end(&[("skunk_threshold", "3")]).starts_with("game over: seat 0 wins; returns"));
+    assert!(
+        end(&[
+            ("double_skunk_enabled", "true"),
+            ("double_skunk_threshold", "4")
+        ])
+        .starts_with("game over: seat 0 wins; seat 1 double-skunked (below 4: 4 games);")
+    );
+}
+
+#[test]
+fn the_table_text_says_one_card_and_unreadable_moves_suggest_what_can_be_typed_now() {
+    // Three players: the blind card is the crib's first card.
+    let mut s = dealt(
+        game(&[("players", "3"), ("first_dealer", "0")]),
+        &["JS 7S 6S 5S 10D", "KH 9H 3H 2H 10H", "QC AC 8C 4C 10C"],
+        Some("10S"),
+    );
+    assert!(
+        s.observation_string(0)
+            .expect("text")
+            .contains("crib: 1 card, face down")
+    );
+    act(&mut s, "discard 10H");
+    assert!(
+        s.observation_string(0)
+            .expect("text")
+            .contains("crib: 2 cards, face down")
+    );
+    let why = |s: &CribbageState| match s.string_to_action("hello") {
+        Err(Error::UnparsableAction { reason, .. }) => reason,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(why(&s), "expected `discard <card>` (e.g. `discard 5H`)");
+    act(&mut s, "discard 10C");
+    act(&mut s, "discard 10D");
+    assert!(
+        why(&s).contains("`starter <card>`"),
+        "a chance event: {}",
+        why(&s)
+    );
+    act(&mut s, "starter KD");
+    assert_eq!(why(&s), "expected `play <card>` (e.g. `play 5H`) or `go`");
+    assert!(!why(&s).contains("deal") && !why(&s).contains("starter"));
 }
 
 #[test]
@@ -899,6 +1035,11 @@ fn deal_scope_returns_are_points_against_the_other_side_or_the_mean() {
     }
     assert_eq!(r.iter().sum::<f64>(), 0.0);
     assert!(s.winner().is_none(), "the target does not apply in a deal");
+    // The view's scores hold the points of that deal, as in every game.
+    for v in [Viewer::Seat(0), Viewer::Spectator, Viewer::Omniscient] {
+        assert_eq!(s.view(v).expect("view").scores, s.deal_points(), "{v:?}");
+    }
+    assert!(s.deal_points().iter().any(|&p| p > 0));
 }
 
 #[test]

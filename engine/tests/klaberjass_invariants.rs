@@ -649,7 +649,7 @@ fn the_observation_layout_covers_the_observation_and_bounds_every_value() {
         let mut next = 0;
         for slice in &layout {
             assert_eq!(slice.offset, next, "{} is not contiguous", slice.name);
-            assert!(slice.low <= slice.high, "{}", slice.name);
+            assert!(slice.low < slice.high, "{opts:?}: {}", slice.name);
             next += slice.len();
         }
         assert_eq!(next, g.observation_len());

@@ -592,6 +592,81 @@ fn e3_sequences_trump_breaks_equal_value_and_top_and_the_winner_scores_all() {
     assert_eq!(v.known_cards[0], CardSet::EMPTY);
 }
 
+/// The `to act: you; legal: …` line of `observation_string`.
+fn legal_line(s: &KlaberjassState, seat: usize) -> String {
+    let text = s.observation_string(seat).expect("text");
+    text.lines()
+        .find_map(|l| l.strip_prefix("to act: you; legal: "))
+        .unwrap_or_else(|| panic!("no legal line in\n{text}"))
+        .to_owned()
+}
+
+/// The `announcements: …` line of `observation_string`.
+fn announcements_line(s: &KlaberjassState, seat: usize) -> String {
+    let text = s.observation_string(seat).expect("text");
+    text.lines()
+        .find_map(|l| l.strip_prefix("announcements: "))
+        .unwrap_or_else(|| panic!("no announcements line in\n{text}"))
+        .to_owned()
+}
+
+#[test]
+fn the_observation_text_lists_the_moves_as_they_are_offered_and_reads_the_announcements() {
+    // The legal line shows the same texts as the moves offered (`announce: equal`, not a bare
+    // `announce`), and the protocol of §8.4 reads step by step.
+    let g = game(&[]);
+    let elder = "9S 10S JS QS KS AD 8D AC JC";
+    let dealer = "10H JH QH KH 7C 8C 9C 10D QD";
+    let mut s = dealt(
+        &g,
+        elder,
+        dealer,
+        "7D",
+        "AS",
+        &["pass", "pass", "name hearts"],
+    );
+    act(&mut s, "declare run 9S-KS");
+    assert_eq!(legal_line(&s, 0), texts(&s).join(", "));
+    assert!(legal_line(&s, 0).starts_with("announce 50"));
+    act(&mut s, "announce");
+    assert_eq!(announcements_line(&s, 1), "elder: 50");
+    act(&mut s, "declare run 7C-9C");
+    act(&mut s, "declare run 10H-KH");
+    assert_eq!(legal_line(&s, 1), texts(&s).join(", "));
+    assert!(legal_line(&s, 1).starts_with("announce: equal"));
+    act(&mut s, "announce");
+    assert_eq!(
+        announcements_line(&s, 0),
+        "elder: 50; younger: equal; elder's top: K; younger: equal; seat 1: in trumps; \
+         sequences score for seat 1"
+    );
+    // Nobody declares anything.
+    let mut s = dealt(
+        &g,
+        PLAIN_ELDER,
+        PLAIN_DEALER,
+        "QD",
+        "8H",
+        &["pass", "pass", "name hearts"],
+    );
+    while s.phase() != Phase::Announce {
+        let t = if s.phase() == Phase::Exchange1 {
+            "wait"
+        } else {
+            "keep"
+        };
+        act(&mut s, t);
+    }
+    assert_eq!(legal_line(&s, 0), "announce none");
+    act(&mut s, "announce");
+    assert!(legal_line(&s, 1).starts_with("announce: good"));
+    act(&mut s, "announce");
+    assert_eq!(
+        announcements_line(&s, 1),
+        "elder: none; younger: none either; nobody scores sequences"
+    );
+}
+
 #[test]
 fn e3_variant_equal_non_trump_sequences_nobody_scores_or_elder_by_option() {
     let a = compare("AS KS QS", "AD KD QD", Suit::Hearts, false);
@@ -965,6 +1040,33 @@ fn scope_deal_returns_are_the_difference_of_the_additions() {
     let r = s.returns();
     assert_eq!(r[0], f64::from(a[0]) - f64::from(a[1]));
     assert_eq!(r[1], -r[0]);
+}
+
+#[test]
+fn scope_deal_views_show_the_deals_points_as_the_scores() {
+    // §12 [decision]: at the end of a `scope = deal` game the view's scores hold what the deal
+    // added, as after the first deal of a match (the same in every game).
+    let mut s = spades_deal("KS QS 8S QC KC 8C 9C 10C 9D", "7S AS JD 8H 7H 9H 10H JH QH");
+    play_out(&mut s);
+    assert!(s.is_terminal());
+    let a = s.last_deal().expect("done").added;
+    assert_ne!(a, [0, 0]);
+    assert_eq!(s.scores(), a);
+    for v in [
+        Viewer::Seat(0),
+        Viewer::Seat(1),
+        Viewer::Spectator,
+        Viewer::Omniscient,
+    ] {
+        assert_eq!(s.view(v).expect("view").scores, a, "{v:?}");
+    }
+    // An annulled deal scores nothing.
+    let mut s = start(&game(&[]), "7C 8C 9C 7D 8D 9D", "10C JC QC 10D JD QD", "KH");
+    for _ in 0..4 {
+        act(&mut s, "pass");
+    }
+    assert!(s.is_terminal());
+    assert_eq!(s.view(Viewer::Spectator).expect("view").scores, [0, 0]);
 }
 
 #[test]

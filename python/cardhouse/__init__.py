@@ -84,6 +84,12 @@ __all__ = [
 
 _LAZY_SUBMODULES = ("bots", "cribbage", "gymnasium", "pettingzoo", "ray", "rllib")
 
+# `gymnasium.make("cardhouse/Jass-v0")` works once cardhouse is imported, whether Gymnasium is
+# imported before or after (Gymnasium itself is not imported here).
+from cardhouse import _gym_ids  # noqa: E402
+
+_gym_ids.install()
+
 
 def __getattr__(name: str) -> Any:
     """Imports the submodules on first use (``cardhouse.cribbage.score_hand(...)``,

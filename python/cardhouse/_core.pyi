@@ -144,7 +144,9 @@ def _simulate(
     share their returns). Runs in Rust with the GIL released.
 
     Raises:
-        InvalidOptionError: an unknown bot name, not one bot per seat, or ``stop < start``.
+        InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
+            more than 100,000,000 matches.
+        MemoryError: not enough memory for the results.
     """
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
@@ -293,7 +295,7 @@ class Game:
         from the initial state with checked ``apply``.
 
         Raises:
-            DecodeError: naming the first entry that does not apply.
+            DecodeError: naming the first entry that does not apply (or is no action id).
         """
     def __reduce__(self) -> tuple[Any, ...]: ...
     def __eq__(self, other: object, /) -> bool: ...
@@ -515,15 +517,18 @@ class VectorEnv:
 
     Args:
         name: a registered game name.
-        num_envs: number of games (at least 1).
+        num_envs: number of games, 1 to 2**24.
         seed: an int from 0 to 2**64-1.
         num_threads: split every call over this many threads (scoped to the call: no pool
             outlives it, so forking is safe). 1 (the default) steps in the calling thread;
             more pays off from a few hundred envs per thread. Results do not depend on it.
+            At most 1024.
         **options: game options, as for ``cardhouse.new_game``.
 
     Raises:
         UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``.
+        ValueError: ``num_envs``, ``seed`` or ``num_threads`` out of range.
+        MemoryError: not enough memory for ``num_envs`` games and their arrays.
     """
     def __new__(
         cls, name: str, num_envs: int, seed: int, *, num_threads: int = 1, **options: _OptionValue
@@ -579,7 +584,9 @@ class VectorEnv:
         Raises:
             IllegalActionError: an action is illegal in its env; the message names the env
                 index and the rule. No env is changed.
-            ValueError: ``actions`` has the wrong length.
+            ValueError: ``actions`` has the wrong length or shape.
+            TypeError: ``actions`` are not integers (floats are never truncated).
+            BufferSizeError: an output array was resized or made read-only by the caller.
         """
     def state(self, index: int) -> State:
         """A copy of env ``index``'s current state (for inspection; changing it does not change

@@ -61,9 +61,10 @@ def ismcts(
         game: the game it plays (checked at each call), or None for any.
         seed: its generator's seed.
         iterations: determinizations per move, 1 to 1,000,000 (default: the game's).
-        time_budget: if given, a move also stops after this many seconds.
+        time_budget: if given, a move also stops after this many seconds (above 0, at most
+            3600).
 
     Raises:
-        InvalidOptionError: iterations or time_budget out of range.
+        InvalidOptionError: iterations or time_budget out of range (a ``ValueError``).
     """
     return _make_bot("ismcts", game, seed, iterations, time_budget)

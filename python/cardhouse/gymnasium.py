@@ -1,11 +1,12 @@
 """A Gymnasium single-agent environment for every cardhouse game (needs the ``gymnasium``
 extra): you play one seat, a policy plays the others.
 
-Importing this module registers one Gymnasium id per game, ``cardhouse/<Name>-v0`` (e.g.
-``cardhouse/Jass-v0``; see ``ENV_IDS``), with the game options as keyword arguments::
+Every game has a Gymnasium id, ``cardhouse/<Name>-v0`` (e.g. ``cardhouse/Jass-v0``; see
+``ENV_IDS``), with the game options as keyword arguments. ``import cardhouse`` registers them
+(before or after ``import gymnasium``; Gymnasium 1.x has no plugin entry points)::
 
     import gymnasium
-    import cardhouse.gymnasium
+    import cardhouse
 
     env = gymnasium.make("cardhouse/Jass-v0", seat=0, scope="deal", wys="auto")
     observation, info = env.reset(seed=42)
@@ -14,7 +15,7 @@ Importing this module registers one Gymnasium id per game, ``cardhouse/<Name>-v0
         legal = observation["action_mask"].nonzero()[0]
         observation, reward, terminated, truncated, info = env.step(int(legal[0]))
 
-(``gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0")`` imports the module itself.)
+(``gymnasium.make("cardhouse.gymnasium:cardhouse/Jass-v0")`` imports cardhouse itself.)
 
 Observations are dicts with ``"observation"`` (float32, the seat's ``State.observation``,
 bounded per slice by ``Game.observation_layout()``) and ``"action_mask"`` (int8 over
@@ -33,6 +34,7 @@ import gymnasium
 import numpy as np
 
 import cardhouse
+from cardhouse import _arguments, _gym_ids
 
 __all__ = ["ENV_IDS", "CardhouseEnv", "Policy", "env_id", "random_policy"]
 
@@ -84,10 +86,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         **options: Any,
     ) -> None:
         self.game: cardhouse.Game = cardhouse.new_game(name, **options)
-        if not 0 <= seat < self.game.num_players:
-            raise cardhouse.InvalidSeatError(
-                f"seat {seat} does not exist; this game has seats 0 to {self.game.num_players - 1}"
-            )
+        seat = _arguments.seat(seat, self.game.num_players)
         if illegal_action not in _ILLEGAL_MODES:
             raise ValueError(
                 f"illegal_action must be one of {', '.join(_ILLEGAL_MODES)}, got {illegal_action!r}"
@@ -99,8 +98,10 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.seat = seat
         self.opponent: Policy = opponent if opponent is not None else random_policy
         self.illegal_action = illegal_action
-        self.illegal_reward = float(
-            self.game.min_utility() if illegal_reward is None else illegal_reward
+        self.illegal_reward = (
+            self.game.min_utility()
+            if illegal_reward is None
+            else _arguments.finite("illegal_reward", illegal_reward)
         )
         self.render_mode = render_mode
         n = self.game.num_distinct_actions
@@ -135,7 +136,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Starts and deals a new game, plays the other seats up to the agent's first turn."""
-        super().reset(seed=seed)
+        super().reset(seed=_arguments.seed(seed))
         self.game_state = self.game.new_initial_state()
         self._advance()
         if self.render_mode == "human":
@@ -154,7 +155,7 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
                 else "the agent is not to act; call reset()"
             )
         info: dict[str, Any] = {}
-        a = int(action)
+        a = _arguments.action_id(action)
         if a not in self.game_state.legal_actions():
             if self.illegal_action == "raise":
                 self.game_state.apply(a)  # raises IllegalActionError with the engine's reason
@@ -199,14 +200,10 @@ def observation_box(game: cardhouse.Game) -> gymnasium.spaces.Box:
 
 def env_id(name: str) -> str:
     """The Gymnasium id of a game: ``"jass"`` → ``"cardhouse/Jass-v0"``."""
-    return "cardhouse/" + "".join(part.capitalize() for part in name.split("_")) + "-v0"
+    return _gym_ids.env_id(name)
 
 
 #: Gymnasium id of every registered game, by game name.
 ENV_IDS: dict[str, str] = {name: env_id(name) for name in cardhouse.list_games()}
 
-for _name, _id in ENV_IDS.items():
-    if _id not in gymnasium.registry:
-        gymnasium.register(
-            id=_id, entry_point="cardhouse.gymnasium:CardhouseEnv", kwargs={"name": _name}
-        )
+_gym_ids.register(gymnasium)

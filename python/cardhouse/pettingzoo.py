@@ -33,6 +33,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 import cardhouse
+from cardhouse import _arguments
 
 __all__ = ["CardhouseAECEnv", "env", "raw_env"]
 
@@ -115,6 +116,7 @@ class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Starts a new game and deals it; ``seed`` makes the deals reproducible."""
+        seed = _arguments.seed(seed)
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.game_state = self.game.new_initial_state()
@@ -138,7 +140,7 @@ class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[
             raise cardhouse.IllegalActionError(
                 f"{agent} is to act and must give an action id, not None"
             )
-        self.game_state.apply(int(action))
+        self.game_state.apply(_arguments.action_id(action))
         self._cumulative_rewards[agent] = 0.0
         self._resolve_chance()
         rewards = self.game_state.rewards()

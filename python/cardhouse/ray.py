@@ -38,6 +38,8 @@ from cardhouse._core import _simulate
 __all__ = ["SideResult", "Simulation", "simulate"]
 
 _MAX_SEED = 2**64 - 1
+#: The most matches one simulation plays (as `cardhouse simulate --matches`).
+_MAX_MATCHES = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,7 @@ def simulate(
         bots: one bot name per seat: ``"random"``, ``"heuristic"``, ``"ismcts"`` or
             ``"ismcts:N"`` (N iterations per move). Seats ``s`` and ``s + 2`` are partners
             in four-player games.
-        matches: how many matches (duplicate sets with ``duplicate``), at least 1.
+        matches: how many matches (duplicate sets with ``duplicate``), 1 to 100,000,000.
         seed: 0 to 2**64 - 1; match ``i`` is seeded from ``(seed, i)`` as by
             ``cardhouse simulate``.
         duplicate: play each match once per side with the lineup turned by one seat each
@@ -138,8 +140,14 @@ def simulate(
     """
     g = _game(game, options)
     lineup = _lineup(bots)
-    if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
-        raise cardhouse.InvalidOptionError(f"matches={matches!r}: give an int of at least 1")
+    if (
+        isinstance(matches, bool)
+        or not isinstance(matches, int)
+        or not 1 <= matches <= _MAX_MATCHES
+    ):
+        raise cardhouse.InvalidOptionError(
+            f"matches={matches!r}: give an int from 1 to {_MAX_MATCHES}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _MAX_SEED:
         raise cardhouse.InvalidOptionError(f"seed={seed!r}: give an int from 0 to 2**64 - 1")
     if tasks is not None and (isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1):

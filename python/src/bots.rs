@@ -10,9 +10,9 @@ use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Player, SeededRng};
 use pyo3::prelude::*;
 
+use crate::args::{F64, I64, MAX_TIME_BUDGET, U64};
+use crate::classes::{PyGame, PyState};
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
-use crate::state::PyState;
 
 /// A bot: decides for one seat from what that seat knows only (never from hidden cards),
 /// deterministically for its seed and the sequence of calls.
@@ -42,8 +42,12 @@ impl PyBot {
     ///     IllegalActionError: the seat is not to act (or the game is over).
     ///     InvalidOptionError: the state is of another game than the bot was made for.
     #[pyo3(signature = (state, seat=None))]
-    fn act(&self, py: Python<'_>, state: &PyState, seat: Option<usize>) -> PyResult<u32> {
+    fn act(&self, py: Python<'_>, state: &PyState, seat: Option<I64>) -> PyResult<u32> {
         let s = &state.state;
+        let seat = match seat {
+            Some(p) => Some(crate::convert::seat(p.0, s.game().num_players())?),
+            None => None,
+        };
         if let Some(name) = &self.game
             && s.game().name() != name
         {
@@ -109,20 +113,25 @@ impl PyBot {
 
 /// Makes a bot (use ``cardhouse.bots.random`` / ``heuristic`` / ``ismcts``).
 #[pyfunction]
-#[pyo3(name = "_make_bot", signature = (kind, game=None, seed=0, iterations=None, time_budget=None))]
+#[pyo3(
+    name = "_make_bot",
+    signature = (kind, game=None, seed=U64(0), iterations=None, time_budget=None),
+    text_signature = "(kind, game=None, seed=0, iterations=None, time_budget=None)"
+)]
 pub(crate) fn make_bot(
     kind: &str,
     game: Option<PyRef<'_, PyGame>>,
-    seed: u64,
-    iterations: Option<u32>,
-    time_budget: Option<f64>,
+    seed: U64,
+    iterations: Option<I64>,
+    time_budget: Option<F64>,
 ) -> PyResult<PyBot> {
+    let seed = seed.0;
     let mut kind: BotKind = kind.parse().py()?;
-    if let Some(n) = iterations {
+    if let Some(I64(n)) = iterations {
         match kind {
             BotKind::Ismcts(_) if (1..=1_000_000).contains(&n) => {
                 kind = BotKind::Ismcts(IsmctsConfig {
-                    iterations: n,
+                    iterations: n as u32,
                     ..IsmctsConfig::default()
                 });
             }
@@ -142,13 +151,7 @@ pub(crate) fn make_bot(
     }
     let time_budget = match time_budget {
         None => None,
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(new_err(
-                Kind::InvalidOption,
-                format!("time_budget={t}: give a positive number of seconds, or None"),
-            ));
-        }
+        Some(F64(t)) => Some(time_budget_of(t).map_err(|e| new_err(Kind::InvalidOption, e))?),
     };
     Ok(PyBot {
         kind,
@@ -157,6 +160,19 @@ pub(crate) fn make_bot(
         time_budget,
         seed,
     })
+}
+
+/// A time budget from 0 (excluded) to [`MAX_TIME_BUDGET`] seconds (`Duration` cannot hold
+/// every float: `1e20` seconds would panic).
+fn time_budget_of(seconds: f64) -> Result<Duration, String> {
+    if seconds > 0.0 && seconds <= MAX_TIME_BUDGET {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(format!(
+            "time_budget={seconds}: give a number of seconds above 0 and at most \
+             {MAX_TIME_BUDGET}, or None"
+        ))
+    }
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -1,12 +1,10 @@
-//! Conversions between Python values and engine values: options, JSON views, seeds and
-//! random generators, seats and action ids.
+//! Conversions between Python values and engine values: options, JSON views, seats and
+//! action ids.
 
-use cardhouse::{Action, OptionValue, Options, SeededRng};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use cardhouse::{Action, OptionValue, Options};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString};
-
-use crate::rng::PyRng;
 
 /// Python keyword options to engine options: `bool` → Bool, `int` → Int, `str` → Str.
 /// Anything else is passed as its `str()` so that the engine's validation names the key and
@@ -89,78 +87,6 @@ pub(crate) fn json_to_py<'py>(
             }
             dict.into_any()
         }
-    })
-}
-
-/// Where the randomness of a call comes from.
-pub(crate) enum RngSource<'py> {
-    /// A fresh [`SeededRng`] from a seed (an int, or drawn from a NumPy / stdlib generator).
-    Fresh(SeededRng),
-    /// A `cardhouse.Rng` whose stream continues after the call.
-    Shared(Bound<'py, PyRng>),
-}
-
-impl<'py> RngSource<'py> {
-    /// Reads `seed`: an int in `0..2**64`, a `cardhouse.Rng`, a `numpy.random.Generator`
-    /// (one 64-bit seed is drawn from it) or a `random.Random` (likewise).
-    pub(crate) fn extract(seed: &Bound<'py, PyAny>) -> PyResult<RngSource<'py>> {
-        if let Ok(rng) = seed.cast::<PyRng>() {
-            return Ok(RngSource::Shared(rng.clone()));
-        }
-        // Python ints and integer-like objects (NumPy integers) are seeds.
-        if seed.is_instance_of::<PyInt>() || seed.hasattr("__index__")? {
-            return Ok(RngSource::Fresh(SeededRng::new(seed_u64(seed)?)));
-        }
-        if seed.hasattr("bit_generator")? && seed.hasattr("integers")? {
-            // numpy.random.Generator: draw one uint64.
-            let kwargs = PyDict::new(seed.py());
-            kwargs.set_item("dtype", "uint64")?;
-            kwargs.set_item("endpoint", true)?;
-            let drawn = seed.call_method("integers", (0u64, u64::MAX), Some(&kwargs))?;
-            return Ok(RngSource::Fresh(SeededRng::new(drawn.extract::<u64>()?)));
-        }
-        if seed.hasattr("getrandbits")? {
-            let drawn = seed.call_method1("getrandbits", (64,))?;
-            return Ok(RngSource::Fresh(SeededRng::new(drawn.extract::<u64>()?)));
-        }
-        Err(PyTypeError::new_err(format!(
-            "expected a seed (int from 0 to 2**64-1), a cardhouse.Rng, a numpy.random.Generator \
-             or a random.Random, not {}",
-            seed.get_type()
-        )))
-    }
-
-    /// Runs `f` with the generator and without the GIL, writing a shared generator's
-    /// advanced state back afterwards.
-    pub(crate) fn run_detached<T: Send>(
-        self,
-        py: Python<'_>,
-        f: impl FnOnce(&mut SeededRng) -> T + Send,
-    ) -> T {
-        match self {
-            RngSource::Fresh(mut rng) => py.detach(|| f(&mut rng)),
-            RngSource::Shared(shared) => {
-                let mut rng = shared.borrow().rng.clone();
-                let out = py.detach(|| f(&mut rng));
-                shared.borrow_mut().rng = rng;
-                out
-            }
-        }
-    }
-
-    /// Runs `f` with the generator, holding the GIL (for calls too short to release it).
-    pub(crate) fn run<T>(self, f: impl FnOnce(&mut SeededRng) -> T) -> T {
-        match self {
-            RngSource::Fresh(mut rng) => f(&mut rng),
-            RngSource::Shared(shared) => f(&mut shared.borrow_mut().rng),
-        }
-    }
-}
-
-/// A seed: an int in `0..2**64`.
-pub(crate) fn seed_u64(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
-    seed.extract::<u64>().map_err(|_| {
-        PyValueError::new_err(format!("seed must be an int from 0 to 2**64-1, got {seed}"))
     })
 }
 

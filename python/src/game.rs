@@ -1,31 +1,12 @@
 //! `cardhouse.Game`: a validated game configuration, and the module-level registry functions.
 
-use cardhouse::{AnyGame, OptionKind};
+use cardhouse::OptionKind;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
+use crate::classes::{PyGame, PyState};
 use crate::convert::{options_from_dict, options_to_dict};
 use crate::errors::ResultExt;
-use crate::state::PyState;
-
-/// A game with validated options: fixed sizes and the factory of initial states.
-///
-/// Create one with ``cardhouse.new_game(name, **options)`` (or ``Game(name, options)``).
-/// Options are the snake_case names of the game's rules file; missing options take their
-/// defaults, and ``options`` lists every option with its effective value.
-///
-/// Args:
-///     name: a registered game name (see ``cardhouse.list_games()``).
-///     options: option name to value (bool, int or str); None for all defaults.
-///
-/// Raises:
-///     UnknownGameError: the name is not registered.
-///     InvalidOptionError: an unknown option key or a value the option does not allow.
-#[pyclass(module = "cardhouse", name = "Game", frozen, eq, hash)]
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PyGame {
-    pub(crate) game: AnyGame,
-}
 
 #[pymethods]
 impl PyGame {
@@ -167,10 +148,20 @@ impl PyGame {
     /// from the initial state with checked ``apply``.
     ///
     /// Raises:
-    ///     DecodeError: naming the first entry that does not apply.
-    fn replay(&self, py: Python<'_>, history: Vec<u32>) -> PyResult<PyState> {
+    ///     DecodeError: naming the first entry that does not apply (or is no action id).
+    fn replay(&self, py: Python<'_>, history: Vec<crate::args::I64>) -> PyResult<PyState> {
+        let mut ids = crate::args::vec_with_capacity(history.len(), "history entries")?;
+        for (i, a) in history.iter().enumerate() {
+            let id = u32::try_from(a.0).map_err(|_| {
+                crate::errors::new_err(
+                    crate::errors::Kind::Decode,
+                    format!("history[{i}] = {}: action ids are 0 to {}", a.0, u32::MAX),
+                )
+            })?;
+            ids.push(id);
+        }
         let game = &self.game;
-        let state = py.detach(|| game.replay(&history)).py()?;
+        let state = py.detach(|| game.replay(&ids)).py()?;
         Ok(PyState::new(state))
     }
 

@@ -10,7 +10,9 @@
 //! `legal_actions`, …) take well under a microsecond, less than releasing and re-acquiring
 //! the GIL would cost, so they keep it.
 
+mod args;
 mod bots;
+mod classes;
 mod convert;
 mod cribbage;
 mod errors;
@@ -29,8 +31,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CHANCE", cardhouse::CHANCE)?;
     m.add("TERMINAL", cardhouse::TERMINAL)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_class::<game::PyGame>()?;
-    m.add_class::<state::PyState>()?;
+    m.add_class::<classes::PyGame>()?;
+    m.add_class::<classes::PyState>()?;
     m.add_class::<rng::PyRng>()?;
     m.add_class::<vector_env::PyVectorEnv>()?;
     m.add_function(wrap_pyfunction!(game::list_games, m)?)?;

@@ -8,11 +8,12 @@
 use cardhouse::Error;
 use cardhouse::bots::BotKind;
 use cardhouse::bots::arena::{self, mix, num_sides};
-use numpy::PyArray2;
+use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 
+use crate::args::{MAX_MATCHES, U64, zeros2};
+use crate::classes::PyGame;
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
 
 /// Plays matches ``start`` to ``stop - 1`` (or duplicate sets with ``duplicate``) of
 /// ``game`` with ``bots[s]`` on seat ``s``; returns a float64 array of shape
@@ -20,18 +21,21 @@ use crate::game::PyGame;
 /// share their returns). Runs in Rust with the GIL released.
 ///
 /// Raises:
-///     InvalidOptionError: an unknown bot name, not one bot per seat, or ``stop < start``.
+///     InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
+///         more than 100,000,000 matches.
+///     MemoryError: not enough memory for the results.
 #[pyfunction]
 #[pyo3(name = "_simulate", signature = (game, bots, seed, start, stop, duplicate=false))]
 pub(crate) fn simulate<'py>(
     py: Python<'py>,
     game: PyRef<'_, PyGame>,
     bots: Vec<String>,
-    seed: u64,
-    start: u64,
-    stop: u64,
+    seed: U64,
+    start: U64,
+    stop: U64,
     duplicate: bool,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (seed, start, stop) = (seed.0, start.0, stop.0);
     let game = game.game.clone();
     let kinds = bots
         .iter()
@@ -55,22 +59,34 @@ pub(crate) fn simulate<'py>(
             format!("stop={stop} is before start={start}"),
         ));
     }
-    let sides = num_sides(n);
-    let rows = py
-        .detach(|| {
-            (start..stop)
-                .map(|i| {
-                    let seed = mix(seed, i);
-                    arena::play_unit(&game, &kinds, seed, duplicate, &mut || false)
-                })
-                .collect::<Result<Vec<Vec<f64>>, Error>>()
-        })
-        .py()?;
-    if rows.is_empty() {
-        return Ok(PyArray2::zeros(py, [0, sides], false));
+    if stop - start > MAX_MATCHES {
+        return Err(new_err(
+            Kind::InvalidOption,
+            format!(
+                "{} matches (stop - start): at most {MAX_MATCHES} per call",
+                stop - start
+            ),
+        ));
     }
-    PyArray2::from_vec2(py, &rows)
-        .map_err(|e| new_err(Kind::Cardhouse, format!("simulation results: {e}")))
+    let sides = num_sides(n);
+    let count = (stop - start) as usize;
+    // The result array first, from NumPy (memory it cannot get is a MemoryError), then
+    // filled in place without the GIL.
+    let out = zeros2::<f64>(py, count, sides, "float64")?;
+    let mut guard = out.try_readwrite()?;
+    let cells = guard
+        .as_slice_mut()
+        .map_err(|e| new_err(Kind::Cardhouse, format!("simulation results: {e}")))?;
+    py.detach(|| {
+        for (i, row) in (start..stop).zip(cells.chunks_mut(sides.max(1))) {
+            let returns = arena::play_unit(&game, &kinds, mix(seed, i), duplicate, &mut || false)?;
+            row.copy_from_slice(&returns[..sides]);
+        }
+        Ok::<(), Error>(())
+    })
+    .py()?;
+    drop(guard);
+    Ok(out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

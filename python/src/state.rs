@@ -1,46 +1,15 @@
 //! `cardhouse.State`: one position of a game, with the State API of the engine.
 
-use cardhouse::{AnyState, Viewer};
+use cardhouse::Viewer;
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::convert::{RngSource, json_to_py, seat};
+use crate::args::I64;
+use crate::classes::{PyGame, PyState};
+use crate::convert::{json_to_py, seat};
 use crate::errors::{Kind, ResultExt, new_err};
-use crate::game::PyGame;
-
-/// A position in a game: who acts, the legal actions, observations and views per seat,
-/// returns, history; ``apply`` moves it on (checked: a bad action raises and leaves the
-/// state unchanged).
-///
-/// Get one from ``Game.new_initial_state()`` (a chance node: resolve the deal with
-/// ``resolve_chance(seed)``), from ``clone()``, or by decoding ``to_bytes()`` / ``to_json()``
-/// output. States pickle (through ``to_bytes``) and copy.
-///
-/// Player ids follow OpenSpiel: ``current_player`` is a seat (0 to ``num_players - 1``),
-/// ``cardhouse.CHANCE`` (-1) at a chance node or ``cardhouse.TERMINAL`` (-4) at the end.
-/// Two states are ``==`` when they are the same position of the same game with the same
-/// history; states are mutable, so they are not hashable.
-#[pyclass(module = "cardhouse", name = "State", eq)]
-#[derive(Clone, Debug, PartialEq)]
-pub struct PyState {
-    pub(crate) state: AnyState,
-    /// Cached from the game: size of the player action space.
-    space: usize,
-    /// Cached from the game: number of seats.
-    players: usize,
-}
-
-impl PyState {
-    pub(crate) fn new(state: AnyState) -> PyState {
-        let game = state.game();
-        PyState {
-            space: game.num_distinct_actions(),
-            players: game.num_players(),
-            state,
-        }
-    }
-}
+use crate::rng::RngSource;
 
 fn viewer(seat_arg: Option<i64>, omniscient: bool, players: usize) -> PyResult<Viewer> {
     match (seat_arg, omniscient) {
@@ -136,8 +105,8 @@ impl PyState {
     /// Raises:
     ///     IllegalActionError: the action is illegal now (the message says which rule
     ///         forbids it), does not exist, or the game is over. The state is unchanged.
-    fn apply(&mut self, action: i64) -> PyResult<()> {
-        let a = crate::convert::action(action, self.space)?;
+    fn apply(&mut self, action: I64) -> PyResult<()> {
+        let a = crate::convert::action(action.0, self.space)?;
         self.state.apply(a).py()
     }
 
@@ -147,8 +116,8 @@ impl PyState {
     /// Raises:
     ///     IllegalActionError: the id is outside the action space (the chance outcome space
     ///         at a chance node).
-    fn action_to_string(&self, action: i64) -> PyResult<String> {
-        let a = crate::convert::action(action, self.space)?;
+    fn action_to_string(&self, action: I64) -> PyResult<String> {
+        let a = crate::convert::action(action.0, self.space)?;
         self.state.checked_action_to_string(a).py()
     }
 
@@ -166,8 +135,8 @@ impl PyState {
     ///
     /// Raises:
     ///     InvalidSeatError: the seat does not exist.
-    fn observation<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let s = crate::convert::seat(seat, self.players)?;
+    fn observation<'py>(&self, py: Python<'py>, seat: I64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        let s = crate::convert::seat(seat.0, self.players)?;
         let obs = self.state.observation(s).py()?;
         Ok(PyArray1::from_vec(py, obs))
     }
@@ -179,8 +148,8 @@ impl PyState {
     ///     InvalidSeatError: the seat does not exist.
     ///     BufferSizeError: ``out`` has the wrong number of elements or is not contiguous.
     ///     TypeError: ``out`` is not a float32 NumPy array.
-    fn write_observation(&self, seat: i64, out: &Bound<'_, PyAny>) -> PyResult<()> {
-        let s = crate::convert::seat(seat, self.players)?;
+    fn write_observation(&self, seat: I64, out: &Bound<'_, PyAny>) -> PyResult<()> {
+        let s = crate::convert::seat(seat.0, self.players)?;
         let Ok(out) = out.cast::<PyArrayDyn<f32>>() else {
             return Err(not_f32_array(out));
         };
@@ -203,7 +172,7 @@ impl PyState {
     fn observation_tensor<'py>(
         &self,
         py: Python<'py>,
-        player: i64,
+        player: I64,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         self.observation(py, player)
     }
@@ -214,8 +183,8 @@ impl PyState {
     ///
     /// Raises:
     ///     InvalidSeatError: the seat does not exist.
-    fn observation_string(&self, seat: i64) -> PyResult<String> {
-        let s = crate::convert::seat(seat, self.players)?;
+    fn observation_string(&self, seat: I64) -> PyResult<String> {
+        let s = crate::convert::seat(seat.0, self.players)?;
         self.state.observation_string(s).py()
     }
 
@@ -224,7 +193,7 @@ impl PyState {
     ///
     /// Raises:
     ///     IllegalActionError: as ``apply``; the state is unchanged.
-    fn apply_action(&mut self, action: i64) -> PyResult<()> {
+    fn apply_action(&mut self, action: I64) -> PyResult<()> {
         self.apply(action)
     }
 
@@ -232,7 +201,7 @@ impl PyState {
     ///
     /// Raises:
     ///     IllegalActionError: as ``apply``.
-    fn child(&self, action: i64) -> PyResult<PyState> {
+    fn child(&self, action: I64) -> PyResult<PyState> {
         let mut next = Clone::clone(self);
         next.apply(action)?;
         Ok(next)
@@ -252,10 +221,10 @@ impl PyState {
     fn view<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<i64>,
+        seat: Option<I64>,
         omniscient: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let v = viewer(seat, omniscient, self.players)?;
+        let v = viewer(seat.map(|s| s.0), omniscient, self.players)?;
         let json = self.state.view(v).py()?;
         json_to_py(py, &json)
     }
@@ -294,8 +263,8 @@ impl PyState {
     /// Raises:
     ///     InvalidSeatError: the seat does not exist.
     ///     ResampleFailedError: no consistent state was found.
-    fn resample(&self, py: Python<'_>, seat: i64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
-        let s = crate::convert::seat(seat, self.players)?;
+    fn resample(&self, py: Python<'_>, seat: I64, seed: &Bound<'_, PyAny>) -> PyResult<PyState> {
+        let s = crate::convert::seat(seat.0, self.players)?;
         let source = RngSource::extract(seed)?;
         let state = &self.state;
         let new = source.run_detached(py, |r| state.resample(s, r)).py()?;

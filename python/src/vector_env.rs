@@ -1,14 +1,15 @@
 //! `cardhouse.VectorEnv`: many games stepped per call, entirely in Rust with the GIL released.
 
 use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::convert::{options_from_dict, seed_u64};
+use crate::args::{I64, MAX_ENVS, MAX_THREADS, U64, action_ids, within, zeros1, zeros2};
+use crate::classes::{PyGame, PyState};
+use crate::convert::options_from_dict;
 use crate::errors::{Kind, ResultExt, new_err, to_py_with};
-use crate::game::PyGame;
-use crate::state::PyState;
+use crate::rng::seed_u64;
 
 /// SplitMix64 finalizer.
 const fn mix(mut z: u64) -> u64 {
@@ -86,16 +87,17 @@ struct Core {
 }
 
 impl Core {
-    fn new(game: AnyGame, num_envs: usize, seed: u64, threads: usize) -> Core {
+    fn new(game: AnyGame, num_envs: usize, seed: u64, threads: usize) -> PyResult<Core> {
         let initial = game.new_initial_state();
-        Core {
-            envs: (0..num_envs)
-                .map(|i| Env {
-                    state: initial.clone(),
-                    rng: SeededRng::new(env_seed(seed, i as u64)),
-                    legal: ActionSet::EMPTY,
-                })
-                .collect(),
+        // Memory the system refuses is a MemoryError, never an abort.
+        let mut envs = crate::args::vec_with_capacity(num_envs, "envs")?;
+        envs.extend((0..num_envs).map(|i| Env {
+            state: initial.clone(),
+            rng: SeededRng::new(env_seed(seed, i as u64)),
+            legal: ActionSet::EMPTY,
+        }));
+        Ok(Core {
+            envs,
             dims: Dims {
                 obs_len: game.observation_len(),
                 num_actions: game.num_distinct_actions(),
@@ -103,7 +105,7 @@ impl Core {
             },
             threads: threads.clamp(1, num_envs.max(1)),
             game,
-        }
+        })
     }
 
     fn reseed(&mut self, seed: u64) {
@@ -273,15 +275,18 @@ fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
 ///
 /// Args:
 ///     name: a registered game name.
-///     num_envs: number of games (at least 1).
+///     num_envs: number of games, 1 to 2**24.
 ///     seed: an int from 0 to 2**64-1.
 ///     num_threads: split every call over this many threads (scoped to the call: no pool
 ///         outlives it, so forking is safe). 1 (the default) steps in the calling thread;
 ///         more pays off from a few hundred envs per thread. Results do not depend on it.
+///         At most 1024.
 ///     **options: game options, as for ``cardhouse.new_game``.
 ///
 /// Raises:
 ///     UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``.
+///     ValueError: ``num_envs``, ``seed`` or ``num_threads`` out of range.
+///     MemoryError: not enough memory for ``num_envs`` games and their arrays.
 #[pyclass(module = "cardhouse", name = "VectorEnv")]
 #[derive(Debug)]
 pub struct PyVectorEnv {
@@ -327,6 +332,19 @@ impl PyVectorEnv {
             rewards: rewards.as_slice_mut().map_err(layout)?,
             done: done.as_slice_mut().map_err(layout)?,
         };
+        // A caller may have resized an array in place (`ndarray.resize(..., refcheck=False)`).
+        let (n, d) = (self.core.envs.len(), self.core.dims);
+        if out.obs.len() != n * d.obs_len
+            || out.mask.len() != n * d.num_actions
+            || out.player.len() != n
+            || out.rewards.len() != n * d.players
+            || out.done.len() != n
+        {
+            return Err(new_err(
+                Kind::BufferSize,
+                "an output array was resized; the VectorEnv cannot write to it".to_owned(),
+            ));
+        }
         let core = &mut self.core;
         Ok(py.detach(|| f(core, out)))
     }
@@ -350,38 +368,35 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
-    #[pyo3(signature = (name, num_envs, seed, *, num_threads = 1, **options))]
+    #[pyo3(
+        signature = (name, num_envs, seed, *, num_threads = I64(1), **options),
+        text_signature = "(name, num_envs, seed, *, num_threads=1, **options)"
+    )]
     fn new(
         py: Python<'_>,
         name: &str,
-        num_envs: usize,
+        num_envs: I64,
         seed: &Bound<'_, PyAny>,
-        num_threads: usize,
+        num_threads: I64,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        if num_envs == 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "num_envs must be at least 1",
-            ));
-        }
-        if num_threads == 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err(
-                "num_threads must be at least 1",
-            ));
-        }
+        let num_envs = within("num_envs", num_envs.0, 1, MAX_ENVS)?;
+        let num_threads = within("num_threads", num_threads.0, 1, MAX_THREADS)?;
         let seed = seed_u64(seed)?;
         let game = cardhouse::new_game(name, &options_from_dict(options)?).py()?;
         let obs_len = game.observation_len();
         let num_actions = game.num_distinct_actions();
         let players = game.num_players();
+        // The output arrays come from numpy.zeros, so memory NumPy cannot get is a
+        // MemoryError.
         let mut env = PyVectorEnv {
-            core: Core::new(game, num_envs, seed, num_threads),
+            obs: zeros2(py, num_envs, obs_len, "float32")?.unbind(),
+            mask: zeros2(py, num_envs, num_actions, "bool")?.unbind(),
+            player: zeros1(py, num_envs, "int32")?.unbind(),
+            rewards: zeros2(py, num_envs, players, "float32")?.unbind(),
+            done: zeros1(py, num_envs, "bool")?.unbind(),
+            core: Core::new(game, num_envs, seed, num_threads)?,
             fresh: true,
-            obs: PyArray2::zeros(py, [num_envs, obs_len], false).unbind(),
-            mask: PyArray2::zeros(py, [num_envs, num_actions], false).unbind(),
-            player: PyArray1::zeros(py, num_envs, false).unbind(),
-            rewards: PyArray2::zeros(py, [num_envs, players], false).unbind(),
-            done: PyArray1::zeros(py, num_envs, false).unbind(),
         };
         env.with_out(py, |core, out| core.reset(out))?;
         Ok(env)
@@ -391,8 +406,8 @@ impl PyVectorEnv {
     /// ``cardhouse.Rng(VectorEnv.env_seed(seed, i))`` resolves the chance events of env
     /// ``i``, game after game.
     #[staticmethod]
-    fn env_seed(seed: u64, index: u64) -> u64 {
-        env_seed(seed, index)
+    fn env_seed(seed: U64, index: U64) -> u64 {
+        env_seed(seed.0, index.0)
     }
 
     /// Starts a new game in every env (deals resolved) and returns
@@ -431,28 +446,17 @@ impl PyVectorEnv {
     /// Raises:
     ///     IllegalActionError: an action is illegal in its env; the message names the env
     ///         index and the rule. No env is changed.
-    ///     ValueError: ``actions`` has the wrong length.
+    ///     ValueError: ``actions`` has the wrong length or shape.
+    ///     TypeError: ``actions`` are not integers (floats are never truncated).
+    ///     BufferSizeError: an output array was resized or made read-only by the caller.
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        // An int64 C-contiguous 1-d array is used as is; anything else (lists, other integer
-        // dtypes, strided views) goes through `numpy.ascontiguousarray(actions, "int64")`.
-        let actions: PyReadonlyArray1<'py, i64> =
-            match actions.extract::<PyReadonlyArray1<'py, i64>>() {
-                Ok(a) if a.is_c_contiguous() => a,
-                _ => {
-                    let np = py.import("numpy")?;
-                    np.call_method1("ascontiguousarray", (actions, "int64"))?
-                        .extract()
-                        .map_err(|_| {
-                            pyo3::exceptions::PyValueError::new_err(
-                                "actions must be a 1-d sequence of action ids (one per env)",
-                            )
-                        })?
-                }
-            };
+        // An int64 C-contiguous 1-d array is used as is; other integer arrays and sequences
+        // are converted without truncation; anything else is refused.
+        let actions: PyReadonlyArray1<'py, i64> = action_ids(actions)?;
         let actions = actions.as_slice().map_err(|_| {
             pyo3::exceptions::PyValueError::new_err("actions must be a 1-d contiguous array")
         })?;
@@ -476,10 +480,11 @@ impl PyVectorEnv {
     ///
     /// Raises:
     ///     IndexError: no such env.
-    fn state(&self, index: usize) -> PyResult<PyState> {
-        self.core
-            .envs
-            .get(index)
+    fn state(&self, index: I64) -> PyResult<PyState> {
+        let index = index.0;
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.core.envs.get(i))
             .map(|env| PyState::new(env.state.clone()))
             .ok_or_else(|| {
                 pyo3::exceptions::PyIndexError::new_err(format!(

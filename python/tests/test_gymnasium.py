@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import DEAL_CONFIGS
+from helpers import DEAL_CONFIGS, GAME_CONFIGS
 
 import cardhouse
 
@@ -152,3 +153,66 @@ def test_observation_space_has_the_layout_bounds(name: str, options: dict[str, A
             legal = np.flatnonzero(obs["action_mask"])
             obs, _, done, _, _ = env.step(int(legal[-1]))
         assert env.observation_space.contains(obs)
+
+
+def _run_python(code: str) -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "import cardhouse\nimport gymnasium",
+        "import gymnasium\nimport cardhouse",
+    ],
+    ids=["cardhouse-first", "gymnasium-first"],
+)
+def test_gymnasium_make_finds_every_id_after_import_cardhouse(imports: str) -> None:
+    # In a fresh interpreter: no `import cardhouse.gymnasium` anywhere.
+    _run_python(
+        imports
+        + """
+import sys
+for name in cardhouse.list_games():
+    env = gymnasium.make("cardhouse/" + "".join(p.capitalize() for p in name.split("_")) + "-v0",
+                         scope="deal")
+    obs, info = env.reset(seed=1)
+    assert "observation" in obs
+env = gymnasium.make("cardhouse/Jass-v0", seat=1, scope="deal", wys="auto")
+assert env.unwrapped.seat == 1
+"""
+    )
+
+
+def test_import_cardhouse_does_not_import_gymnasium_and_the_module_form_needs_no_import() -> None:
+    _run_python(
+        """
+import sys
+import cardhouse
+assert "gymnasium" not in sys.modules, "import cardhouse must stay light"
+"""
+    )
+    _run_python(
+        """
+import gymnasium
+env = gymnasium.make("cardhouse.gymnasium:cardhouse/Klaberjass-v0", scope="deal")
+env.reset(seed=3)
+"""
+    )
+
+
+@pytest.mark.parametrize(("name", "options"), GAME_CONFIGS)
+def test_observation_spaces_have_no_equal_bounds(name: str, options: dict[str, Any]) -> None:
+    # Gymnasium's checker warns "A Box observation space maximum and minimum values are equal"
+    # on any element whose low equals its high (Klaberjass's held_over was 0..0).
+    import gymnasium
+
+    box = cardhouse.gymnasium.observation_box(cardhouse.new_game(name, **options))
+    assert np.all(box.low < box.high)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gymnasium.make(cardhouse.gymnasium.env_id(name), **options)

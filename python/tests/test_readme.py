@@ -36,3 +36,17 @@ def test_readme_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
             assert state.view(0)["scores"] != [0, 0]
             assert sum(state.view(0)["scores"]) > 0
     assert "[" in capsys.readouterr().out
+
+
+def test_readme_reward_bounds_are_max_utility() -> None:
+    # The Jass scope="deal" bound the README states is the one the code returns.
+    if not README.is_file():
+        pytest.skip("README.md is not next to the tests (installed elsewhere)")
+    text = README.read_text(encoding="utf-8")
+    default = re.search(r"±(\d+) with the defaults", text)
+    any_suit = re.search(r"±(\d+) with `stoeck_suits=\"any_suit\"`", text)
+    assert default and any_suit, "the README states the Jass bound"
+    assert cardhouse.new_game("jass", scope="deal").max_utility() == int(default.group(1))
+    assert cardhouse.new_game("jass", scope="deal").min_utility() == -int(default.group(1))
+    game = cardhouse.new_game("jass", scope="deal", stoeck_suits="any_suit")
+    assert game.max_utility() == int(any_suit.group(1))

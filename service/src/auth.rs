@@ -10,7 +10,6 @@ use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
 use crate::error::ApiError;
-use crate::store::{STORED_FORMAT, StoredMatch};
 
 /// The stored form of a token: `sha256:` and 64 hex digits.
 #[must_use]
@@ -43,18 +42,6 @@ pub fn matches_hash(token: &str, stored: &str) -> bool {
     same(&hash_token(token), stored)
 }
 
-/// Rewrites a format-1 record (tokens in clear) to the current format (hashes).
-pub fn migrate_clear_tokens(m: &mut StoredMatch) {
-    for t in &mut m.seat_tokens {
-        if !t.is_empty() {
-            *t = hash_token(t);
-        }
-    }
-    m.owner_token = hash_token(&m.owner_token);
-    m.spectator_token = hash_token(&m.spectator_token);
-    m.format = STORED_FORMAT;
-}
-
 /// The bearer token of a request.
 ///
 /// # Errors
@@ -77,6 +64,16 @@ pub fn bearer(md: &MetadataMap) -> Result<String, ApiError> {
         ));
     }
     Ok(token.trim().to_owned())
+}
+
+/// Whether the request carries `credential` (`None`: nobody does) as its bearer token,
+/// compared in constant time.
+#[must_use]
+pub fn is_operator(md: &MetadataMap, credential: Option<&str>) -> bool {
+    match (credential, bearer(md)) {
+        (Some(required), Ok(token)) => matches_hash(&token, &hash_token(required)),
+        _ => false,
+    }
 }
 
 /// A request's bearer token checked against a configured credential (`None`: open).

@@ -114,7 +114,8 @@ pub fn legal_actions(state: &AnyState) -> Result<Vec<pb::LegalAction>, ApiError>
     Ok(player_legal_actions(state))
 }
 
-/// The legal actions of the seat to move, with their text forms.
+/// The legal actions of the seat to move, with their text forms. `probability` stays unset
+/// (0, so not on the wire): only chance outcomes carry one.
 pub fn player_legal_actions(state: &AnyState) -> Vec<pb::LegalAction> {
     state
         .legal_actions()
@@ -122,7 +123,7 @@ pub fn player_legal_actions(state: &AnyState) -> Vec<pb::LegalAction> {
         .map(|id| pb::LegalAction {
             id: Some(id),
             text: state.action_to_string(id),
-            probability: 0.0,
+            ..Default::default()
         })
         .collect()
 }
@@ -192,5 +193,36 @@ fn value_to_json(v: &prost_types::Value) -> serde_json::Value {
             serde_json::Value::Array(l.values.iter().map(value_to_json).collect())
         }
         Some(Kind::StructValue(s)) => struct_to_json(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn only_chance_outcomes_carry_a_probability() {
+        let game = cardhouse::new_game("klaberjass", &Options::new()).expect("game");
+        let mut state = game.new_initial_state();
+        let outcomes = legal_actions(&state).expect("outcomes");
+        assert!(outcomes.iter().all(|a| a.probability > 0.0));
+        let total: f64 = outcomes.iter().map(|a| a.probability).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        state
+            .resolve_chance(&mut cardhouse::SeededRng::new(1))
+            .expect("deal");
+        let actions = legal_actions(&state).expect("actions");
+        assert!(!actions.is_empty());
+        for a in actions {
+            // Unset, so not on the wire (proto3 JSON leaves it out too).
+            let bare = pb::LegalAction {
+                id: a.id,
+                text: a.text.clone(),
+                ..Default::default()
+            };
+            assert_eq!(a.encode_to_vec(), bare.encode_to_vec());
+            assert_eq!(a.probability, 0.0);
+        }
     }
 }

@@ -72,6 +72,13 @@ pub enum ApiError {
          applied: read the match (its move number) before retrying"
     )]
     StoreUnavailable,
+    /// The match's stored data is damaged (set aside at open, or a row that fails its checks
+    /// when read): it is not served. What is wrong and where was logged where it was found;
+    /// the client learns nothing more.
+    #[error(
+        "this match's stored data is damaged and it cannot be served; the server's operator has been told"
+    )]
+    DataLoss,
     /// A bug or an I/O failure: logged in full, reported as a bare `INTERNAL`.
     #[error("internal: {0}")]
     Internal(String),
@@ -116,6 +123,7 @@ impl From<ApiError> for Status {
                 Code::Unavailable
             }
             ApiError::Cancelled => Code::Cancelled,
+            ApiError::DataLoss => Code::DataLoss,
             ApiError::Internal(_) => Code::Internal,
         };
         if code == Code::Internal {

@@ -3,16 +3,34 @@
 //!
 //! [`serve`] runs both (plus `grpc.health.v1` and server reflection) on a bound listener until
 //! a shutdown future resolves; the `cardhouse` binary and the tests call it alike.
+//!
+//! Where each behaviour lives (each folder's `mod.rs` maps its own files):
+//!
+//! | module | owns | may call |
+//! |---|---|---|
+//! | [`server`] | the listener, the services, health, reflection, shutdown | everything below |
+//! | [`connections`] | accepting connections, the connection limits | — |
+//! | [`fds`] | the file descriptor limit, raised; connections kept within it | — |
+//! | [`engine_service`] | `cardhouse.v1.Engine`: the stateless engine over gRPC | `convert`, `auth` |
+//! | [`matches`] | `cardhouse.v1.Matches`: server-held matches (folder) | `store`, `convert`, `auth` |
+//! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock` |
+//! | [`auth`] | bearer tokens, hashes, constant-time comparison | `error` |
+//! | [`convert`] | engine values to and from protobuf | `error` |
+//! | [`codec`], [`response_limit`] | message decoding and size limits | `error` |
+//! | [`error`] | every failure to a gRPC status | — |
+//! | [`shutdown`], [`clock`] | stream ends at shutdown; the wall clock | — |
+//! | [`cli`] | `cardhouse play` and `cardhouse simulate` | the engine |
 
 pub mod auth;
 pub mod cli;
+pub mod clock;
 pub mod codec;
 pub mod connections;
 pub mod convert;
 pub mod engine_service;
 pub mod error;
+pub mod fds;
 pub mod matches;
-pub mod pg;
 pub mod response_limit;
 pub mod server;
 pub mod shutdown;

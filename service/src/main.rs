@@ -1,4 +1,4 @@
-//! `cardhouse`: the cardhouse gRPC server.
+//! `cardhouse`: the cardhouse gRPC server, bot simulator and terminal game.
 //!
 //! ```text
 //! cardhouse serve                                  # 127.0.0.1:50051, data in ./cardhouse-data
@@ -16,21 +16,27 @@ use std::process::ExitCode;
 
 use std::time::Duration;
 
-use cardhouse_server::cli;
 use cardhouse_server::connections::ConnectionLimits;
 use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
-use cardhouse_server::matches::MatchLimits;
+use cardhouse_server::matches::{AllBotMatches, MatchLimits};
 use cardhouse_server::server::serve_with_ready;
 use cardhouse_server::tls::TlsFiles;
 use cardhouse_server::web::{Origin, WebConfig};
 use cardhouse_server::{Config, StoreConfig};
+use cardhouse_server::{cli, fds};
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "cardhouse",
     version,
-    about = "The cardhouse card game engine as a gRPC service"
+    about = "The cardhouse card game engine (Jass, Klaberjass, Cribbage, Avinas): serve it over \
+             gRPC, simulate bots against bots, or play a game in the terminal",
+    long_about = "The cardhouse card game engine (Swiss Jass/Schieber, Klaberjass, Cribbage, \
+                  Avinas).\n\n`cardhouse serve` runs the gRPC service (cardhouse.v1 Engine and \
+                  Matches, health, reflection); `cardhouse simulate` plays bots against bots on \
+                  every core and reports win rates; `cardhouse play` lets you play one seat in \
+                  the terminal against bots. `cardhouse <COMMAND> --help` tells more."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -46,6 +52,48 @@ enum Command {
     Simulate(SimulateArgs),
     /// Play a game in the terminal against bots.
     Play(PlayArgs),
+    /// Operator commands against a running server (needs its --operator-token): list
+    /// matches with the bot work they cost, abort one, export a record as JSON.
+    Admin(AdminArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct AdminArgs {
+    /// The server (`http://host:port`).
+    #[arg(
+        long,
+        env = "CARDHOUSE_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    server: String,
+    /// The server's operator credential.
+    #[arg(long, env = "CARDHOUSE_OPERATOR_TOKEN", hide_env_values = true)]
+    token: String,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// The live matches (with --ended, the ended ones kept too) and the bot workers.
+    List {
+        /// Ended matches too.
+        #[arg(long)]
+        ended: bool,
+        /// One JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Abort a match (its bots stop thinking).
+    Abort {
+        /// The match id.
+        match_id: String,
+    },
+    /// Print a match's whole record (every card) as JSON.
+    Export {
+        /// The match id.
+        match_id: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -108,6 +156,14 @@ enum OnOff {
     Off,
 }
 
+/// Who may create a match whose every seat is a bot.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum AllBotMode {
+    Allow,
+    Deny,
+    Operator,
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum LogFormat {
     Text,
@@ -132,6 +188,10 @@ struct ServeArgs {
         hide_env_values = true
     )]
     store: Option<String>,
+    /// MiB of the data directory's database the server keeps in memory (its page cache).
+    #[arg(long, env = "CARDHOUSE_STORE_CACHE_MB", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    store_cache_mb: u64,
     /// Connections each server keeps to the PostgreSQL store (with --store).
     #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
     store_pool_size: usize,
@@ -175,6 +235,38 @@ struct ServeArgs {
     /// abandoned (then kept for the retention period).
     #[arg(long, env = "CARDHOUSE_ABANDON_SECS", default_value_t = 30 * 24 * 3600)]
     abandon_secs: u64,
+    /// Threads that play bots in the background, shared by every match (at a lower
+    /// priority than requests). Default: the number of cores.
+    #[arg(long, env = "CARDHOUSE_BOT_WORKERS")]
+    bot_workers: Option<usize>,
+    /// Most IS-MCTS iterations a bot may spend on one move, whatever its match asks
+    /// (CreateMatch refuses more).
+    #[arg(long, env = "CARDHOUSE_MAX_ISMCTS_ITERATIONS", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_ismcts_iterations: u32,
+    /// Most milliseconds a bot may think about one move (it then plays its best so far).
+    #[arg(long, env = "CARDHOUSE_BOT_MOVE_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    bot_move_ms: u64,
+    /// Most actions in one match (chance, bots and seats): a match that reaches it is
+    /// aborted, so no match costs more work than this.
+    #[arg(long, env = "CARDHOUSE_MAX_MATCH_ACTIONS", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_match_actions: u64,
+    /// Matches whose every seat is a bot: `allow`, `deny`, or `operator` (only with the
+    /// operator credential).
+    #[arg(
+        long,
+        env = "CARDHOUSE_ALL_BOT_MATCHES",
+        value_enum,
+        default_value = "allow"
+    )]
+    all_bot_matches: AllBotMode,
+    /// The operator credential: serves `cardhouse.v1.Admin` (list, abort and export any
+    /// match; `cardhouse admin`) to requests carrying `authorization: Bearer <this>`.
+    /// Off when unset.
+    #[arg(long, env = "CARDHOUSE_OPERATOR_TOKEN", hide_env_values = true)]
+    operator_token: Option<String>,
     /// Most states in one Engine.BatchStep request.
     #[arg(long, env = "CARDHOUSE_MAX_BATCH_STATES", default_value_t = 100_000)]
     max_batch_states: usize,
@@ -240,6 +332,23 @@ fn main() -> ExitCode {
         Command::Serve(args) => run(*args),
         Command::Simulate(args) => simulate(&args),
         Command::Play(args) => play(&args),
+        Command::Admin(args) => admin(args),
+    }
+}
+
+fn admin(args: AdminArgs) -> ExitCode {
+    use cardhouse_server::cli::admin::{Request, run};
+    let request = match args.command {
+        AdminCommand::List { ended, json } => Request::List { ended, json },
+        AdminCommand::Abort { match_id } => Request::Abort { id: match_id },
+        AdminCommand::Export { match_id } => Request::Export { id: match_id },
+    };
+    match run(&args.server, &args.token, request) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
     }
 }
 
@@ -276,15 +385,9 @@ fn simulate(args: &SimulateArgs) -> ExitCode {
         threads,
     };
     match sim::run(&setup, &sim::progress_printer()) {
-        Ok(report) => {
-            if args.json {
-                println!("{}", sim::json(&setup, &report));
-            } else {
-                print!("{}", sim::text(&setup, &report));
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(&e.to_string()),
+        Ok(report) if args.json => cli::write_stdout(&format!("{}\n", sim::json(&setup, &report))),
+        Ok(report) => cli::write_stdout(&sim::text(&setup, &report)),
+        Err(e) => fail(&e),
     }
 }
 
@@ -327,7 +430,7 @@ fn play(args: &PlayArgs) -> ExitCode {
     }
 }
 
-fn run(args: ServeArgs) -> ExitCode {
+fn run(mut args: ServeArgs) -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
@@ -338,6 +441,7 @@ fn run(args: ServeArgs) -> ExitCode {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),
     }
+    limit_connections(&mut args);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -351,6 +455,32 @@ fn run(args: ServeArgs) -> ExitCode {
             tracing::error!(error = %e, "server failed");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Raises the file descriptor limit to the hard limit and lowers `--max-connections`, with
+/// a warning, if the process cannot hold that many besides its other descriptors (see
+/// [`fds`]).
+fn limit_connections(args: &mut ServeArgs) {
+    let limit = fds::raise_limit();
+    // A PostgreSQL store: its pool, the listening and notifying connections, a migration's.
+    let store = if args.store.is_some() {
+        args.store_pool_size as u64 + 3
+    } else {
+        0
+    };
+    let reserved = fds::RESERVED + store;
+    let max = fds::max_connections(args.max_connections, limit, reserved);
+    if max < args.max_connections {
+        tracing::warn!(
+            "--max-connections {} lowered to {max}: this process may open {} files \
+             (RLIMIT_NOFILE, raised to its hard limit), and {} of them are kept for the \
+             store, the listener and the runtime",
+            args.max_connections,
+            limit.unwrap_or(0),
+            reserved.min(limit.unwrap_or(0) / 2)
+        );
+        args.max_connections = max;
     }
 }
 
@@ -378,6 +508,7 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             StoreConfig::Dir(args.data_dir)
         },
         store_pool_size: args.store_pool_size,
+        store_cache_bytes: (args.store_cache_mb as usize) << 20,
         store_notices: matches!(args.store_notices, OnOff::On),
         salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
@@ -398,6 +529,19 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             create_token: args.create_token.filter(|t| !t.is_empty()),
             retention: Duration::from_secs(args.retention_secs),
             abandon_after: Duration::from_secs(args.abandon_secs),
+            bot_workers: args
+                .bot_workers
+                .unwrap_or(MatchLimits::default().bot_workers)
+                .max(1),
+            max_ismcts_iterations: args.max_ismcts_iterations,
+            bot_move_time: Duration::from_millis(args.bot_move_ms),
+            max_match_actions: args.max_match_actions,
+            all_bot_matches: match args.all_bot_matches {
+                AllBotMode::Allow => AllBotMatches::Allow,
+                AllBotMode::Deny => AllBotMatches::Deny,
+                AllBotMode::Operator => AllBotMatches::Operator,
+            },
+            operator_token: args.operator_token.filter(|t| !t.is_empty()),
             ..MatchLimits::default()
         },
         shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),

@@ -2,7 +2,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,24 +19,14 @@ use tonic_health::server::HealthService;
 
 use crate::connections::{ConnectionLimits, incoming};
 use crate::engine_service::{EngineAccess, EngineLimits, EngineService};
-use crate::matches::{MatchLimits, MatchesService};
+use crate::matches::{AdminService, MatchLimits, MatchesService};
+use crate::pb::admin_server::AdminServer;
 use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
 use crate::response_limit::Limited;
 use crate::shutdown::UntilShutdown;
-use crate::store::{OpenOptions, Store};
-
-/// Where matches are kept.
-#[derive(Clone, Debug)]
-pub enum StoreConfig {
-    /// Nowhere: matches end with the process (tests).
-    Memory,
-    /// An embedded database in this directory (created if missing).
-    Dir(PathBuf),
-    /// A PostgreSQL database (`postgres://user@host:port/dbname`), shared by any number of
-    /// replicas; the server creates and migrates its schema.
-    Postgres(String),
-}
+pub use crate::store::open::StoreConfig;
+use crate::store::open::{OpenSettings, open};
 
 /// Server configuration.
 #[derive(Clone, Debug)]
@@ -45,11 +34,14 @@ pub struct Config {
     pub store: StoreConfig,
     /// Connections to a PostgreSQL store ([`StoreConfig::Postgres`]).
     pub store_pool_size: usize,
+    /// A data directory's page cache, in bytes ([`StoreConfig::Dir`]).
+    pub store_cache_bytes: usize,
     /// A PostgreSQL store: send and listen for change notices (`LISTEN`/`NOTIFY`), so that a
     /// Watch sees moves made through other replicas at once; off, it sees them within a
     /// second (its poll).
     pub store_notices: bool,
-    /// Salvage a corrupt store instead of refusing to start (see [`OpenOptions::salvage`]).
+    /// Salvage a corrupt store instead of refusing to start (see
+    /// [`crate::store::local::OpenOptions::salvage`]).
     pub salvage: bool,
     /// Largest request or response message, in bytes.
     pub max_message_bytes: usize,
@@ -80,6 +72,7 @@ impl Default for Config {
         Config {
             store: StoreConfig::Memory,
             store_pool_size: 16,
+            store_cache_bytes: crate::store::local::DEFAULT_CACHE_BYTES,
             store_notices: true,
             salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
@@ -103,8 +96,8 @@ impl Default for Config {
 pub enum ServeError {
     #[error("match store: {0}")]
     Store(#[from] crate::store::StoreError),
-    #[error("resuming stored matches: {0}")]
-    Resume(crate::error::ApiError),
+    #[error("starting the match service: {0}")]
+    Start(String),
     #[error("reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("transport: {0}")]
@@ -292,8 +285,8 @@ pub async fn serve(
 /// (up to the grace period), and the store is closed.
 ///
 /// # Errors
-/// If the store cannot be opened (corruption included), a stored match cannot be resumed,
-/// or the transport fails.
+/// If the store cannot be opened (damage to the store as a whole included; a damaged match
+/// is set aside instead), or the transport fails.
 pub async fn serve_with_ready(
     listener: TcpListener,
     config: Config,
@@ -305,44 +298,33 @@ pub async fn serve_with_ready(
         .as_ref()
         .map(|t| t.load(config.connections.handshake_timeout))
         .transpose()?;
-    let options = OpenOptions {
+    let settings = OpenSettings {
         salvage: config.salvage,
+        cache_bytes: config.store_cache_bytes,
+        pool_size: config.store_pool_size,
+        notices: config.store_notices,
     };
-    let (store, stored, notices) = match config.store.clone() {
-        StoreConfig::Memory => (Store::memory(), Vec::new(), None),
-        StoreConfig::Dir(dir) => {
-            let (store, stored) =
-                tokio::task::spawn_blocking(move || Store::open(&dir, options)).await??;
-            (store, stored, None)
-        }
-        StoreConfig::Postgres(url) => {
-            let (store, notices) =
-                Store::postgres(&url, config.store_pool_size, config.store_notices).await?;
-            (store, Vec::new(), Some(notices))
-        }
-    };
+    let (store, opened) = open(&config.store, settings).await?;
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;
-    let matches = match MatchesService::new(
-        store.clone(),
-        stored,
-        notices,
-        matches_limits,
-        stopping_rx.clone(),
-    ) {
-        Ok(m) => m,
-        Err(e) => {
-            store.close().await;
-            return Err(ServeError::Resume(e));
-        }
-    };
+    let matches =
+        match MatchesService::new(store.clone(), opened, matches_limits, stopping_rx.clone()) {
+            Ok(m) => m,
+            Err(e) => {
+                store.close().await;
+                return Err(ServeError::Start(e.to_string()));
+            }
+        };
     let mut engine_limits = config.engine.clone();
     engine_limits.max_response_bytes = config.max_message_bytes;
     let engine = EngineService::new(engine_limits);
 
     let (health, _) = tonic_health::server::health_reporter();
     health.set_serving::<MatchesServer<MatchesService>>().await;
+    if config.matches.operator_token.is_some() {
+        health.set_serving::<AdminServer<AdminService>>().await;
+    }
     let engine_served = !matches!(config.engine_access, EngineAccess::Off);
     if engine_served {
         health.set_serving::<EngineServer<EngineService>>().await;
@@ -388,6 +370,7 @@ pub async fn serve_with_ready(
     let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
     let signal = {
         let health = health.clone();
+        let bots = matches.clone();
         async move {
             shutdown.await;
             let _ = signalled_tx.send(());
@@ -402,6 +385,8 @@ pub async fn serve_with_ready(
                 .set_service_status("", tonic_health::ServingStatus::NotServing)
                 .await;
             let _ = stopping_tx.send(true);
+            // Thinking bots stop now; their moves are not committed.
+            bots.stop_bots();
         }
     };
     let in_flight = InFlight::default();
@@ -413,6 +398,12 @@ pub async fn serve_with_ready(
                 .max_encoding_message_size(limit),
             move |req: Request<()>| access.check(req),
         )
+    });
+    // The operator's surface, only with an operator credential.
+    let admin_server = config.matches.operator_token.is_some().then(|| {
+        AdminServer::new(AdminService::new(&matches))
+            .max_decoding_message_size(limit)
+            .max_encoding_message_size(limit)
     });
     let mut builder = Server::builder();
     if let Some(tls) = tls {
@@ -430,6 +421,7 @@ pub async fn serve_with_ready(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_optional_service(engine_server)
+        .add_optional_service(admin_server)
         .add_service(
             MatchesServer::new(Limited {
                 inner: matches,

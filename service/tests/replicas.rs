@@ -48,7 +48,7 @@ use tonic::{Code, Status};
 
 type Client = MatchesClient<Channel>;
 
-/// Salt of bot choices, as in `service/src/matches.rs` (fixed: stored matches depend on it).
+/// Salt of bot choices, as in `service/src/matches/bots.rs` (fixed: stored matches depend on it).
 const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
 
 /// IS-MCTS iterations per move of every match created here (few: the tests run in debug).

@@ -344,3 +344,122 @@ def test_the_start_up_log_names_the_address_plainly(tmp_path):
     serving = [line for line in err.splitlines() if "serving cardhouse.v1" in line]
     assert serving and f"addr={addr}" in serving[0], err
     assert "Some(" not in err
+
+
+# The README's grpcurl example, run as written. grpcurl itself is a Go binary that Debian does
+# not package; this stand-in speaks the same command line for unary calls (-plaintext,
+# -emit-defaults, -H, -d) and prints protobuf's proto3 JSON, as grpcurl does.
+_GRPCURL_SHIM = r'''
+import json, os, sys
+sys.path.insert(0, os.environ["CARDHOUSE_STUBS"])
+import grpc
+from google.protobuf import json_format, message_factory
+from cardhouse.v1 import engine_pb2, matches_pb2
+
+args = sys.argv[1:]
+headers, data, emit, positional = [], "{}", False, []
+while args:
+    a = args.pop(0)
+    if a == "-plaintext":
+        continue
+    if a == "-emit-defaults":
+        emit = True
+    elif a == "-H":
+        k, v = args.pop(0).split(":", 1)
+        headers.append((k.strip().lower(), v.strip()))
+    elif a == "-d":
+        data = args.pop(0)
+    else:
+        positional.append(a)
+addr, full = positional
+service_name, method_name = full.split("/")
+for module in (engine_pb2, matches_pb2):
+    for service in module.DESCRIPTOR.services_by_name.values():
+        if service.full_name == service_name:
+            method = service.methods_by_name[method_name]
+request_type = message_factory.GetMessageClass(method.input_type)
+response_type = message_factory.GetMessageClass(method.output_type)
+request = json_format.Parse(data, request_type())
+with grpc.insecure_channel(addr) as channel:
+    call = channel.unary_unary(
+        f"/{service_name}/{method_name}",
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+    try:
+        response = call(request, metadata=headers)
+    except grpc.RpcError as e:
+        print(f"ERROR:\n  Code: {e.code().name}\n  Message: {e.details()}", file=sys.stderr)
+        sys.exit(1)
+try:
+    text = json_format.MessageToJson(response, indent=2, always_print_fields_with_no_presence=emit)
+except TypeError:  # protobuf < 5.26
+    text = json_format.MessageToJson(response, indent=2, including_default_value_fields=emit)
+print(text)
+with open(os.environ["GRPCURL_SHIM_LOG"], "a") as log:
+    log.write(json.dumps({"method": full, "response": json.loads(text)}) + "\n")
+'''
+
+
+def test_readme_grpcurl_example_runs_as_written(stubs, server, tmp_path):
+    """The README's CreateMatch / GetView / Act lines, with their jq, against the real binary."""
+    import json
+    import re
+    import shutil
+
+    if shutil.which("jq") is None or shutil.which("bash") is None:
+        pytest.skip("the README example needs bash and jq")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(
+        b for b in re.findall(r"```bash\n(.*?)```", readme, re.S) if "Matches/CreateMatch" in b
+    )
+    script = block[block.index("CREATED=") :].replace("localhost:50051", server)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "grpcurl"
+    shim.write_text(f"#!{sys.executable}\n{_GRPCURL_SHIM}")
+    shim.chmod(0o755)
+    log = tmp_path / "calls.jsonl"
+    env = dict(
+        os.environ,
+        PATH=f"{bin_dir}:{os.environ['PATH']}",
+        CARDHOUSE_STUBS=str(pathlib.Path(stubs["matches_pb2"].__file__).parents[2]),
+        GRPCURL_SHIM_LOG=str(log),
+    )
+    run = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c["method"].rsplit("/", 1)[1] for c in calls] == ["CreateMatch", "GetView", "Act"]
+    created, viewed, acted = (c["response"] for c in calls)
+    assert [t["seat"] for t in created["seatTokens"]] == [0, 2]
+    view = viewed["view"]
+    assert view["moveNumber"] == "36", "the README's move number"
+    legal = view["legalActions"]
+    assert "trump roses" in [a["text"] for a in legal]
+    # Only chance outcomes carry a probability: a seat's actions are {id, text}.
+    assert all(set(a) == {"id", "text"} for a in legal), legal
+    assert acted["view"]["moveNumber"] == "37"
+
+
+def test_only_chance_outcomes_carry_a_probability(stubs, server):
+    from google.protobuf import json_format
+
+    engine_pb2, engine_grpc = stubs["engine_pb2"], stubs["engine_pb2_grpc"]
+    with grpc.insecure_channel(server) as channel:
+        engine = engine_grpc.EngineStub(channel)
+        state = engine.NewInitialState(engine_pb2.NewInitialStateRequest(game="klaberjass")).state
+        chance = engine.LegalActions(engine_pb2.LegalActionsRequest(state=state.state)).actions
+        outcomes = [json_format.MessageToDict(a) for a in chance]
+        assert all(a["probability"] > 0 for a in outcomes), outcomes
+        assert abs(sum(a["probability"] for a in outcomes) - 1.0) < 1e-9
+        # A seed resolves every pending chance event: then a seat is to act.
+        state = engine.ApplyChance(engine_pb2.ApplyChanceRequest(state=state.state, seed=1)).state
+        assert state.current_player.kind == stubs["game_pb2"].PLAYER_KIND_SEAT
+        seat_actions = engine.LegalActions(engine_pb2.LegalActionsRequest(state=state.state)).actions
+        assert seat_actions
+        for a in seat_actions:
+            assert set(json_format.MessageToDict(a)) == {"id", "text"}
+            # Not on the wire at all: field 3 (probability) is never encoded.
+            assert a.SerializeToString() == type(a)(id=a.id, text=a.text).SerializeToString()

@@ -1,11 +1,41 @@
-//! The `cardhouse simulate` and `cardhouse play` commands (the `serve` command is the
-//! server itself, in `main.rs`).
+//! The `cardhouse simulate`, `cardhouse play` and `cardhouse admin` commands (the `serve`
+//! command is the server itself, in `main.rs`).
 
+pub mod admin;
 pub mod play;
 pub mod simulate;
 
+use std::io::Write;
+use std::process::ExitCode;
+
 use cardhouse::bots::BotKind;
 use cardhouse::{AnyGame, OptionValue, Options};
+
+/// Writes a command's output to standard output, flushed, without panicking: a reader that
+/// closed the pipe early (`| head`) ends the command quietly with success, as for other Unix
+/// tools' output that nobody reads; any other failure (a full disk) is reported on standard
+/// error and exits with status 1.
+#[must_use]
+pub fn write_stdout(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => output_failed(&e),
+    }
+}
+
+/// The exit of a command whose standard output failed (see [`write_stdout`]).
+#[must_use]
+pub fn output_failed(e: &std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "cardhouse: cannot write to standard output: {e}"
+    );
+    ExitCode::from(1)
+}
 
 /// Parses `KEY=VALUE` pairs (each may also hold several, comma-separated).
 ///

@@ -39,39 +39,81 @@ impl Style {
     }
 }
 
-/// Plays until the match ends or the input does. Returns the final state.
+/// Why a session stopped before its end.
+#[derive(Debug)]
+enum Stop {
+    /// Writing the table failed.
+    Output(std::io::Error),
+    /// Reading a move failed.
+    Input(std::io::Error),
+    /// The engine refused something.
+    Engine(String),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop::Output(e)
+    }
+}
+
+impl From<String> for Stop {
+    fn from(e: String) -> Stop {
+        Stop::Engine(e)
+    }
+}
+
+/// Plays until the match ends or the input does. Returns the final state (also when the
+/// output was closed by its reader, which ends the session quietly).
 ///
 /// # Errors
-/// Engine or I/O errors (as text).
+/// Engine errors, an input that cannot be read, or an output that fails otherwise than by
+/// being closed (a full disk), as text.
 pub fn run(
     session: &Session,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<AnyState, String> {
+    let mut state = session.game.new_initial_state();
+    match play(session, &mut state, input, out) {
+        Ok(()) => Ok(state),
+        Err(Stop::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(state),
+        Err(Stop::Output(e)) => Err(format!("cannot write to standard output: {e}")),
+        Err(Stop::Input(e)) => Err(format!("cannot read standard input: {e}")),
+        Err(Stop::Engine(e)) => Err(e),
+    }
+}
+
+fn play(
+    session: &Session,
+    state: &mut AnyState,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), Stop> {
     let style = Style {
         tty: std::io::stdout().is_terminal(),
     };
-    let err = |e: std::io::Error| e.to_string();
     let game = &session.game;
     let me = session.seat;
     let mut chance = SeededRng::new(mix(session.seed, 0x00C4_A7CE));
     let mut bot_rngs: Vec<SeededRng> = (0..game.num_players())
         .map(|s| SeededRng::new(mix(session.seed, 1 + s as u64)))
         .collect();
-    let mut state = game.new_initial_state();
     writeln!(
         out,
-        "{} — you are seat {me}; {}. Type a move's number or its text; `help`, `quit`.",
+        "{} — you are seat {me}; {}. Type a move's number or its text; `help` explains the \
+         moves and the cards, `quit` (or `q`) ends the game.",
         style.bold(&format!("cardhouse play {}", game.name())),
         (0..game.num_players())
             .filter(|&s| s != me)
             .map(|s| format!("seat {s}: {}", session.bots[s]))
             .collect::<Vec<_>>()
             .join(", ")
-    )
-    .map_err(err)?;
+    )?;
     let mut last_scores: Option<Value> = None;
+    let mut before = view_json(state, me)?;
     while !state.is_terminal() {
+        // The move made now, as the person's seat is told of it (`None` for chance).
+        let mut told: Option<(usize, String)> = None;
         match state.current_player() {
             Player::Chance => {
                 state
@@ -79,11 +121,12 @@ pub fn run(
                     .map_err(|e| e.to_string())?;
             }
             Player::Seat(s) if s == me => {
-                draw_table(&state, me, &style, out)?;
-                let Some(action) = ask(&state, input, out, &style)? else {
-                    writeln!(out, "Bye.").map_err(err)?;
-                    return Ok(state);
+                draw_table(state, me, &style, out)?;
+                let Some(action) = ask(state, input, out, &style)? else {
+                    writeln!(out, "Bye.")?;
+                    return Ok(());
                 };
+                told = Some((me, state.action_to_string(action)));
                 state.apply(action).map_err(|e| e.to_string())?;
             }
             Player::Seat(s) => {
@@ -93,26 +136,33 @@ pub fn run(
                 let text = state
                     .action_to_string_for(Viewer::Seat(me), a)
                     .unwrap_or_else(|| "(a move you are not shown)".into());
-                writeln!(out, "  seat {s} ({}): {text}", session.bots[s]).map_err(err)?;
+                writeln!(out, "  seat {s} ({}): {text}", session.bots[s])?;
+                told = Some((s, text));
                 state.apply(a).map_err(|e| e.to_string())?;
             }
             Player::Terminal => break,
         }
+        let view = view_json(state, me)?;
+        if deal_ended(&before, &view, state.is_terminal()) {
+            deal_summary(&before, &view, told.as_ref(), &style, out)?;
+        }
         // Scores after each deal (whenever the public scores change).
-        let view = view_json(&state, me)?;
         if let Some(scores) = view.get("scores").cloned()
             && last_scores.as_ref() != Some(&scores)
         {
             if last_scores.is_some() {
-                writeln!(out, "{} {}", style.bold("Scores:"), compact(&scores)).map_err(err)?;
+                writeln!(out, "{} {}", style.bold("Scores:"), compact(&scores))?;
             }
             last_scores = Some(scores);
         }
+        before = view;
     }
-    let view = view_json(&state, me)?;
-    writeln!(out, "{}", style.bold("Game over.")).map_err(err)?;
+    let view = view_json(state, me)?;
+    // The final table: the game's own text of the end (scores, last deal, skunks, the cat).
+    draw_table(state, me, &style, out)?;
+    writeln!(out, "{}", style.bold("Game over."))?;
     if let Some(scores) = view.get("scores") {
-        writeln!(out, "Final scores: {}", compact(scores)).map_err(err)?;
+        writeln!(out, "Final scores: {}", compact(scores))?;
     }
     let returns = state.returns();
     let mine = returns.get(me).copied().unwrap_or(0.0);
@@ -131,26 +181,88 @@ pub fn run(
             .map(|r| format!("{r:+}"))
             .collect::<Vec<_>>()
             .join(" ")
-    )
-    .map_err(err)?;
-    Ok(state)
+    )?;
+    Ok(())
 }
 
 fn view_json(state: &AnyState, seat: usize) -> Result<Value, String> {
     state.view(Viewer::Seat(seat)).map_err(|e| e.to_string())
 }
 
-/// The table as the person's seat sees it: the game's per-seat text
-/// (`observation_string`: the seat's hand, the public cards, scores; nothing it may not see).
-fn draw_table(
-    state: &AnyState,
-    me: usize,
+/// True when the move between the views `before` and `after` ended a deal: the deal number
+/// moved on, or the game ended.
+fn deal_ended(before: &Value, after: &Value, terminal: bool) -> bool {
+    terminal
+        || (before.get("deal_number").is_some() && before["deal_number"] != after["deal_number"])
+}
+
+/// What the person did not see on a table: the trick that the deal's last move completed
+/// (the cards of the current trick before it, then that move's card) and the deal's result
+/// as the view's `last_deal` records it. Generic over games: it reads the views' `trick`
+/// (`seat`, `card`) and `last_deal` entries where a game has them.
+fn deal_summary(
+    before: &Value,
+    after: &Value,
+    last_move: Option<&(usize, String)>,
     style: &Style,
     out: &mut dyn Write,
-) -> Result<(), String> {
-    let err = |e: std::io::Error| e.to_string();
+) -> Result<(), Stop> {
+    let deal = before
+        .get("deal_number")
+        .and_then(Value::as_u64)
+        .map_or_else(String::new, |n| format!(" {n}"));
+    writeln!(out, "  {}", style.bold(&format!("Deal{deal} over.")))?;
+    let mut trick: Vec<String> = before
+        .get("trick")
+        .and_then(Value::as_array)
+        .map(|cards| {
+            cards
+                .iter()
+                .filter_map(|p| Some(format!("{}:{}", p.get("seat")?, p.get("card")?.as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some((seat, text)) = last_move
+        && let Some(card) = text.strip_prefix("play ")
+        && (before.get("trick").is_some())
+    {
+        trick.push(format!("{seat}:{card}"));
+        writeln!(out, "  last trick: {}", trick.join(" "))?;
+    }
+    // Only this deal's record: a game that ends inside a deal (Cribbage's show, an immediate
+    // end) still holds the previous deal's.
+    let next_deal = before.get("deal_number") != after.get("deal_number");
+    if let Some(result) = after
+        .get("last_deal")
+        .filter(|d| d.is_object() && (next_deal || before.get("last_deal") != Some(*d)))
+    {
+        writeln!(out, "  result: {}", summary(result))?;
+    }
+    Ok(())
+}
+
+/// A `last_deal` record in one line: its plain fields (numbers, texts, lists of numbers),
+/// nested records left out.
+fn summary(record: &Value) -> String {
+    let Some(map) = record.as_object() else {
+        return compact(record);
+    };
+    map.iter()
+        .filter(|(_, v)| match v {
+            Value::Null => false,
+            Value::Array(items) => items.iter().all(|i| !i.is_object() && !i.is_array()),
+            _ => true,
+        })
+        .map(|(k, v)| format!("{} {}", k.replace('_', " "), compact(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The table as the person's seat sees it: the game's per-seat text
+/// (`observation_string`: the seat's hand, the public cards, scores; nothing it may not see).
+fn draw_table(state: &AnyState, me: usize, style: &Style, out: &mut dyn Write) -> Result<(), Stop> {
     let text = state.observation_string(me).map_err(|e| e.to_string())?;
-    writeln!(out).map_err(err)?;
+    writeln!(out)?;
     for (i, line) in text.lines().enumerate() {
         // The first line names the game and the position: bold on a terminal.
         let line = if i == 0 {
@@ -158,7 +270,7 @@ fn draw_table(
         } else {
             line.to_owned()
         };
-        writeln!(out, "  {line}").map_err(err)?;
+        writeln!(out, "  {line}")?;
     }
     Ok(())
 }
@@ -170,38 +282,37 @@ fn ask(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     style: &Style,
-) -> Result<Option<cardhouse::Action>, String> {
-    let err = |e: std::io::Error| e.to_string();
+) -> Result<Option<cardhouse::Action>, Stop> {
     let legal: Vec<cardhouse::Action> = state.legal_actions().iter().collect();
     loop {
-        writeln!(out, "  {}", style.bold("your moves:")).map_err(err)?;
+        writeln!(out, "  {}", style.bold("your moves:"))?;
         let mut line = String::from("   ");
         for (i, &a) in legal.iter().enumerate() {
             let item = format!(" [{}] {}", i + 1, state.action_to_string(a));
             if line.len() + item.len() > 78 {
-                writeln!(out, "{line}").map_err(err)?;
+                writeln!(out, "{line}")?;
                 line = String::from("   ");
             }
             line.push_str(&item);
         }
-        writeln!(out, "{line}").map_err(err)?;
-        write!(out, "> ").map_err(err)?;
-        out.flush().map_err(err)?;
+        writeln!(out, "{line}")?;
+        write!(out, "> ")?;
+        out.flush()?;
         let mut answer = String::new();
-        if input.read_line(&mut answer).map_err(err)? == 0 {
+        if input.read_line(&mut answer).map_err(Stop::Input)? == 0 {
             return Ok(None);
         }
         let answer = answer.trim();
         match answer {
             "" => continue,
-            "quit" | "q" | "exit" => return Ok(None),
-            "help" | "?" => {
-                writeln!(
-                    out,
-                    "  Type the number in brackets or the move's text (e.g. `{}`).",
-                    state.action_to_string(legal[0])
-                )
-                .map_err(err)?;
+            "quit" | "q" | "exit" => {
+                if confirm_quit(input, out)? {
+                    return Ok(None);
+                }
+                continue;
+            }
+            "help" | "?" | "h" => {
+                writeln!(out, "{}", help_text(&state.action_to_string(legal[0])))?;
                 continue;
             }
             _ => {}
@@ -213,9 +324,40 @@ fn ask(
         };
         match chosen.and_then(|a| state.check_action(a).map(|()| a).map_err(|e| e.to_string())) {
             Ok(a) => return Ok(Some(a)),
-            Err(why) => writeln!(out, "  Not allowed: {why}").map_err(err)?,
+            Err(why) => writeln!(out, "  Not allowed: {why}")?,
         }
     }
+}
+
+/// Asks before ending the game: `y` or `yes` quits; anything else goes back to the game.
+/// The end of the input quits.
+fn confirm_quit(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<bool, Stop> {
+    write!(out, "  Quit this game? [y/N] ")?;
+    out.flush()?;
+    let mut answer = String::new();
+    if input.read_line(&mut answer).map_err(Stop::Input)? == 0 {
+        return Ok(true);
+    }
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+/// The help: the commands, and the two card notations of the engine (`example` is a move
+/// of the position).
+#[must_use]
+pub fn help_text(example: &str) -> String {
+    format!(
+        "  Moves: type the number in brackets or the move's text (e.g. `{example}`).
+  Commands: `help` (or `?`) shows this; `quit` (or `q`, `exit`) ends the game after asking.
+  Cards are written rank then suit.
+    French suits: C clubs ♣, D diamonds ♦, H hearts ♥, S spades ♠;
+      ranks 2-10, J jack, Q queen, K king, A ace (`10H` = ten of hearts).
+    Swiss suits (Jass): A acorns (Eicheln), R roses (Rosen), S shields (Schilten),
+      B bells (Schellen); ranks 6-10, U Under, O Ober, K König, A Ass
+      (`UR` = Under of roses)."
+    )
 }
 
 /// A view value in one line: card lists as cards, objects as `key value` pairs.

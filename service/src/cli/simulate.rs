@@ -4,7 +4,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
@@ -29,6 +29,9 @@ pub struct Simulation {
 #[derive(Clone, Debug)]
 pub struct SideResult {
     pub side: usize,
+    /// The side's seats in the lineup (the first match of a duplicate set).
+    pub seats: Vec<usize>,
+    /// The bot of each of those seats.
     pub bots: Vec<String>,
     /// Share of matches (or duplicate sets) this side won; a draw counts half.
     pub win_rate: f64,
@@ -52,48 +55,83 @@ pub struct Report {
 /// Each side's return in one match or duplicate set.
 type UnitResult = Result<Vec<f64>, Error>;
 
-/// Runs `sim`; `progress` gets (done, total) now and then.
+/// The most matches (or duplicate sets) one run may play (their results are kept: 8 bytes
+/// per side and match).
+pub const MAX_MATCHES: usize = 100_000_000;
+/// The most threads one run may use.
+pub const MAX_THREADS: usize = 1024;
+/// Matches played per round: a round's threads are joined and its results kept in match
+/// order, so the figures do not depend on the thread count.
+const ROUND: usize = 1 << 16;
+
+/// Checks the sizes of `sim`: matches from 1 to [`MAX_MATCHES`], threads from 1 to
+/// [`MAX_THREADS`], one bot per seat.
 ///
 /// # Errors
-/// If a bot or the engine fails (the first error, in match order).
-pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Report, Error> {
+/// The flag and the allowed range.
+pub fn validate(sim: &Simulation) -> Result<(), String> {
+    if !(1..=MAX_MATCHES).contains(&sim.matches) {
+        return Err(format!(
+            "--matches {}: must be from 1 to {MAX_MATCHES}",
+            sim.matches
+        ));
+    }
+    if !(1..=MAX_THREADS).contains(&sim.threads) {
+        return Err(format!(
+            "--threads {}: must be from 1 to {MAX_THREADS}",
+            sim.threads
+        ));
+    }
+    if sim.bots.len() != sim.game.num_players() {
+        return Err(format!(
+            "{} bots for {} seats",
+            sim.bots.len(),
+            sim.game.num_players()
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `sim`; `progress` gets (done, total) now and then, counted in matches played (a
+/// duplicate set counts each of its matches), the unit of the report's matches per second.
+///
+/// # Errors
+/// Sizes out of range (see [`validate`]), a thread the system cannot create, or a bot or
+/// engine failure (the first, in match order); each as a message for the user.
+pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Report, String> {
+    validate(sim)?;
     let start = Instant::now();
     let n = sim.game.num_players();
     let sides = num_sides(n);
-    // Per unit (match or set): each side's return (one seat's), in unit order.
-    let results: Mutex<Vec<Option<UnitResult>>> = Mutex::new(vec![None; sim.matches]);
-    let next = AtomicUsize::new(0);
+    let per_unit_matches = if sim.duplicate { sides } else { 1 };
+    let threads = sim.threads.min(sim.matches);
     let done = AtomicUsize::new(0);
-    let threads = sim.threads.max(1).min(sim.matches.max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= sim.matches {
-                        return;
-                    }
-                    let seed = mix(sim.seed, i as u64);
-                    let per_side =
-                        arena::play_unit(&sim.game, &sim.bots, seed, sim.duplicate, &mut || false);
-                    if let Ok(mut r) = results.lock() {
-                        r[i] = Some(per_side);
-                    }
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress(d, sim.matches);
-                }
-            });
+    // Each unit's return per side, in unit order: the figures below are computed from them
+    // exactly as `cardhouse.ray` computes them (two passes, sums in unit order).
+    let mut values: Vec<f64> = Vec::new();
+    let mut first = 0;
+    while first < sim.matches {
+        let len = ROUND.min(sim.matches - first);
+        let round = play_round(sim, first, len, threads, &|| {
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(d * per_unit_matches, sim.matches * per_unit_matches);
+        })?;
+        values.try_reserve_exact(len * sides).map_err(|_| {
+            format!(
+                "not enough memory for the results of {} matches",
+                first + len
+            )
+        })?;
+        for result in round {
+            let v = result.map_err(|e| e.to_string())?;
+            values.extend_from_slice(&v[..sides]);
         }
-    });
-    let results = results.into_inner().unwrap_or_default();
-    let mut per_unit = Vec::with_capacity(results.len());
-    for r in results.into_iter().flatten() {
-        per_unit.push(r?);
+        first += len;
     }
+    let per_unit: Vec<&[f64]> = values.chunks(sides).collect();
     let units = per_unit.len().max(1) as f64;
     let mut out = Vec::new();
     for side in 0..sides {
-        let values: Vec<f64> = per_unit.iter().map(|v| v[side]).collect();
         let wins: f64 = per_unit
             .iter()
             .map(|v| {
@@ -110,25 +148,85 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn(usize, usize) + Sync)) -> Result
                 }
             })
             .sum();
-        let mean = values.iter().sum::<f64>() / units;
-        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (units - 1.0).max(1.0);
+        let mean = per_unit.iter().map(|v| v[side]).sum::<f64>() / units;
+        let var = per_unit
+            .iter()
+            .map(|v| (v[side] - mean).powi(2))
+            .sum::<f64>()
+            / (units - 1.0).max(1.0);
+        let seats: Vec<usize> = (0..n).filter(|&s| side_of(s, n) == side).collect();
         out.push(SideResult {
             side,
-            bots: (0..n)
-                .filter(|&s| side_of(s, n) == side)
-                .map(|s| sim.bots[s].to_string())
-                .collect(),
+            bots: seats.iter().map(|&s| sim.bots[s].to_string()).collect(),
+            seats,
             win_rate: wins / units,
             win_rate_ci: wilson(wins, units),
             mean_return: mean,
             mean_return_ci: 1.96 * (var / units).sqrt(),
         });
     }
-    let per_unit_matches = if sim.duplicate { sides } else { 1 };
     Ok(Report {
         sides: out,
-        matches_played: per_unit.len() * per_unit_matches,
+        matches_played: sim.matches * per_unit_matches,
         seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Plays units `first .. first + len` on `threads` threads; their results in unit order.
+fn play_round(
+    sim: &Simulation,
+    first: usize,
+    len: usize,
+    threads: usize,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<UnitResult>, String> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let worker = || {
+        let mut mine = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= len {
+                break;
+            }
+            let seed = mix(sim.seed, (first + i) as u64);
+            let per_side =
+                arena::play_unit(&sim.game, &sim.bots, seed, sim.duplicate, &mut || false);
+            mine.push((i, per_side));
+            tick();
+        }
+        mine
+    };
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for t in 0..threads.min(len) {
+            match std::thread::Builder::new()
+                .name(format!("simulate-{t}"))
+                .spawn_scoped(scope, worker)
+            {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    // The threads already started stop at their next unit.
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(format!(
+                        "cannot create thread {} of {threads} ({e}); try fewer --threads",
+                        t + 1
+                    ));
+                }
+            }
+        }
+        let mut out: Vec<Option<UnitResult>> = (0..len).map(|_| None).collect();
+        for h in handles {
+            let mine = h
+                .join()
+                .map_err(|_| "a simulation thread failed".to_owned())?;
+            for (i, r) in mine {
+                out[i] = Some(r);
+            }
+        }
+        out.into_iter()
+            .map(|r| r.ok_or_else(|| "a match was not played".to_owned()))
+            .collect()
     })
 }
 
@@ -142,7 +240,8 @@ fn wilson(wins: f64, n: f64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
-/// A progress line on stderr when it is a terminal: done, rate, time left.
+/// A progress line on stderr when it is a terminal: matches done, matches per second, time
+/// left.
 pub fn progress_printer() -> impl Fn(usize, usize) + Sync {
     let tty = std::io::stderr().is_terminal();
     let start = Instant::now();
@@ -164,7 +263,7 @@ pub fn progress_printer() -> impl Fn(usize, usize) + Sync {
         let mut err = std::io::stderr();
         let _ = write!(
             err,
-            "\r[{}{}] {done}/{total}  {rate:.0}/s  {left:.0}s left ",
+            "\r[{}{}] {done}/{total} matches  {rate:.0} matches/s  {left:.0}s left ",
             "#".repeat(filled),
             "-".repeat(width - filled)
         );
@@ -202,7 +301,7 @@ pub fn text(sim: &Simulation, r: &Report) -> String {
         out.push_str(&format!(
             "{:<6}{:<40}{:>24}{:>26}\n",
             s.side,
-            s.bots.join(","),
+            bots_text(s),
             format!(
                 "{:.3} ({:.3}-{:.3})",
                 s.win_rate, s.win_rate_ci.0, s.win_rate_ci.1
@@ -210,7 +309,37 @@ pub fn text(sim: &Simulation, r: &Report) -> String {
             format!("{:+.2} (±{:.2})", s.mean_return, s.mean_return_ci)
         ));
     }
+    if sim.duplicate {
+        out.push_str(
+            "seats: those of each set's first match; its other matches move every bot round \
+             the table\n",
+        );
+    }
     out
+}
+
+/// A side's bots with their seats: `heuristic (seats 0, 2)`, or `0 heuristic, 2 random`
+/// when they differ.
+fn bots_text(s: &SideResult) -> String {
+    let seats = |list: &[usize]| {
+        list.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match s.bots.first() {
+        Some(first) if s.bots.iter().all(|b| b == first) => {
+            let word = if s.seats.len() == 1 { "seat" } else { "seats" };
+            format!("{first} ({word} {})", seats(&s.seats))
+        }
+        _ => s
+            .seats
+            .iter()
+            .zip(&s.bots)
+            .map(|(seat, bot)| format!("{seat} {bot}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// The options that differ from the game's defaults.
@@ -247,6 +376,7 @@ pub fn json(sim: &Simulation, r: &Report) -> serde_json::Value {
         "matches_per_second": r.matches_played as f64 / r.seconds.max(1e-9),
         "sides": r.sides.iter().map(|s| json!({
             "side": s.side,
+            "seats": s.seats,
             "bots": s.bots,
             "win_rate": s.win_rate,
             "win_rate_ci95": [s.win_rate_ci.0, s.win_rate_ci.1],
@@ -254,4 +384,57 @@ pub fn json(sim: &Simulation, r: &Report) -> serde_json::Value {
             "mean_return_ci95": [s.mean_return - s.mean_return_ci, s.mean_return + s.mean_return_ci],
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(duplicate: bool) -> Simulation {
+        let options = cardhouse::options([("scope", cardhouse::OptionValue::from("deal"))]);
+        let game = cardhouse::new_game("klaberjass", &options).expect("game");
+        Simulation {
+            game,
+            bots: vec![BotKind::Heuristic, BotKind::Random],
+            matches: 3,
+            seed: 1,
+            duplicate,
+            threads: 1,
+        }
+    }
+
+    #[test]
+    fn progress_counts_matches_as_the_summary_does() {
+        for duplicate in [false, true] {
+            let s = sim(duplicate);
+            let calls = Mutex::new(Vec::new());
+            let report = run(&s, &|d, t| calls.lock().expect("lock").push((d, t))).expect("run");
+            let calls = calls.into_inner().expect("lock");
+            let played = report.matches_played;
+            assert_eq!(played, if duplicate { 6 } else { 3 });
+            assert_eq!(calls.last(), Some(&(played, played)), "{calls:?}");
+            assert!(calls.iter().all(|&(_, t)| t == played));
+        }
+    }
+
+    #[test]
+    fn the_bots_column_names_the_seats() {
+        let s = sim(true);
+        let report = run(&s, &|_, _| {}).expect("run");
+        assert_eq!(report.sides[0].seats, vec![0]);
+        let text = text(&s, &report);
+        assert!(text.contains("heuristic (seat 0)"), "{text}");
+        assert!(text.contains("random (seat 1)"), "{text}");
+        let mixed = SideResult {
+            side: 0,
+            seats: vec![0, 2],
+            bots: vec!["heuristic".into(), "random".into()],
+            win_rate: 0.5,
+            win_rate_ci: (0.0, 1.0),
+            mean_return: 0.0,
+            mean_return_ci: 0.0,
+        };
+        assert_eq!(bots_text(&mixed), "0 heuristic, 2 random");
+        assert_eq!(json(&s, &report)["sides"][1]["seats"], json!([1]));
+    }
 }

@@ -116,3 +116,107 @@ pub fn opts(pairs: &[(&str, &str)]) -> std::collections::HashMap<String, String>
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect()
 }
+
+/// Every request of match `id` is `DATA_LOSS` with the documented message (naming neither
+/// the match nor what is wrong): GetView (owner and seat), Act (`act`: an action and move
+/// number of the seat of `seat_token` that were legal before the damage), GetRecord, Watch,
+/// Resign and AbortMatch.
+pub async fn assert_data_loss(
+    c: &mut MatchesClient<Channel>,
+    id: &str,
+    seat_token: &str,
+    owner: &str,
+    act: (u32, u64),
+    what: &str,
+) {
+    use cardhouse_server::pb;
+    use tokio_stream::StreamExt;
+    let check = |rpc: &str, outcome: Result<(), tonic::Status>| {
+        let status = outcome.expect_err(&format!("{what}: {rpc} succeeded"));
+        assert_eq!(
+            status.code(),
+            tonic::Code::DataLoss,
+            "{what}: {rpc}: {status:?}"
+        );
+        assert!(
+            status.message().contains("damaged") && !status.message().contains(id),
+            "{what}: {rpc}: {status:?}"
+        );
+    };
+    let match_id = || id.to_owned();
+    let owner_view = c
+        .get_view(authed(
+            owner,
+            pb::GetViewRequest {
+                match_id: match_id(),
+            },
+        ))
+        .await;
+    check("GetView (owner)", owner_view.map(drop));
+    let acted = c
+        .act(authed(
+            seat_token,
+            pb::ActRequest {
+                match_id: match_id(),
+                action: Some(pb::act_request::Action::ActionId(act.0)),
+                expected_move_number: act.1,
+                include_view: true,
+            },
+        ))
+        .await;
+    check("Act", acted.map(drop));
+    let seat_view = c
+        .get_view(authed(
+            seat_token,
+            pb::GetViewRequest {
+                match_id: match_id(),
+            },
+        ))
+        .await;
+    check("GetView", seat_view.map(drop));
+    let recorded = c
+        .get_record(authed(
+            owner,
+            pb::GetRecordRequest {
+                match_id: match_id(),
+                ..Default::default()
+            },
+        ))
+        .await;
+    check("GetRecord", recorded.map(drop));
+    let watched = match c
+        .watch(authed(
+            seat_token,
+            pb::WatchRequest {
+                match_id: match_id(),
+            },
+        ))
+        .await
+    {
+        Ok(stream) => match stream.into_inner().next().await {
+            Some(Err(s)) => Err(s),
+            other => panic!("{what}: Watch gave {other:?}"),
+        },
+        Err(s) => Err(s),
+    };
+    check("Watch", watched);
+    let resigned = c
+        .resign(authed(
+            seat_token,
+            pb::ResignRequest {
+                match_id: match_id(),
+                seat: None,
+            },
+        ))
+        .await;
+    check("Resign", resigned.map(drop));
+    let aborted = c
+        .abort_match(authed(
+            owner,
+            pb::AbortMatchRequest {
+                match_id: match_id(),
+            },
+        ))
+        .await;
+    check("AbortMatch", aborted.map(drop));
+}

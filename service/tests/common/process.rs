@@ -34,7 +34,21 @@ pub struct Starting {
 /// `cardhouse serve --listen 127.0.0.1:0 --shutdown-grace-secs 30 <extra>`, with neither a
 /// create credential nor a store taken from the environment.
 pub fn command(extra: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cardhouse"));
+    command_under(&[], extra)
+}
+
+/// [`command`] run by `wrapper` (a program and its arguments, e.g. `prlimit
+/// --nofile=256:256 --`), which is given the binary and its arguments.
+pub fn command_under(wrapper: &[&str], extra: &[&str]) -> Command {
+    let binary = env!("CARGO_BIN_EXE_cardhouse");
+    let mut cmd = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut cmd = Command::new(program);
+            cmd.args(args).arg(binary);
+            cmd
+        }
+        None => Command::new(binary),
+    };
     cmd.arg("serve")
         .arg("--listen")
         .arg("127.0.0.1:0")
@@ -112,7 +126,7 @@ impl Server {
         Server::spawn_command(command(extra))
     }
 
-    /// Spawns `cmd` (from [`command`], with more set on it, e.g. environment variables).
+    /// Spawns `cmd` (see [`command`], [`command_under`]).
     pub fn spawn_command(mut cmd: Command) -> Starting {
         let mut child = cmd.spawn().expect("spawn cardhouse");
         let mut stderr_pipe = child.stderr.take().expect("stderr");

@@ -29,8 +29,14 @@
 //!   with `early_stop_in_sevens_game`). Unplayed cards score for nobody and are never shown.
 //! * Trick 2 (§8): a leader without a trump may lead any card face up or face down
 //!   (`play 8H face down`); the others see only "a card face down" until the trick is complete,
-//!   then the card is shown. A face-up card exposed in the deal may also be led face down: it
-//!   then stops being known to the others until the trick is revealed \[ruling\].
+//!   then the card is shown, and the record of trick 2 says for the rest of the deal that its
+//!   lead was face down (in every view, and as `(face down)` in the observation string; §13).
+//! * `known` (views and the observation's `known` slice) lists the cards a viewer knows to
+//!   have been dealt to another seat and has not seen played: face-up 4th/8th cards, and for
+//!   the dealer his partner's face-down ones. A face-up card may also be led face down at
+//!   trick 2; while that lead is pending, the card stays in the others' `known` (removing it
+//!   would reveal which card was led), so a listed card may be lying face down in the current
+//!   trick \[ruling, §13\].
 //! * A knock stops play at the first trick the defenders win (§6.5); an early stop or a
 //!   stopped knock leaves `D + F < 120`.
 //! * Finished deals of a match stay in the history as played; hands never shown in them
@@ -56,6 +62,10 @@
 //! card dealt next (`deal 7H to 2 face up`; other seats read `deal a card to 2` or
 //! `deal a card to 2 face down`).
 //!
+//! **Scores in views:** `rams` and `pips` are the match's scores. With `scope = deal`, at the
+//! end of the one deal they hold what that deal gave (nothing can be cancelled in a first
+//! deal), as after the first deal of a match; 0 each after an all-pass deal (§12).
+//!
 //! **Returns** (§12): 0 until terminal. `scope = match`: −1 for each seat of the losing side,
 //! +1 for the other (the cat flag does not change them). `scope = deal`: terminal after one
 //! deal; with `n` = the rams or pips given in that deal before any cancellation, −n for each
@@ -67,25 +77,25 @@ mod bidding;
 mod deal;
 mod heuristic;
 mod observation;
+mod options;
 mod play;
 pub use play::winning_position;
 mod resample;
 pub mod scoring;
 mod view;
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use deal::{action_card, card_action, to_cards, to_ids};
 pub use observation::layout;
-pub use scoring::{bidding_pips, give_rams, loser, sevens_rams};
+pub use options::{AllTricksLoss, AvinasGame, SchwarzBasis};
+pub use scoring::{DealResult, bidding_pips, give_rams, loser, sevens_rams};
 pub use view::{AvinasView, BidView, ExposedView, PlayView, TrickView};
 
-use crate::options::{OptionKind, OptionSpec, Resolved};
 use crate::{
-    Action, ActionSet, Card, CardSet, Error, Game, OptionValue, Options, Player, Rng, Scope,
-    SeatValues, State, Suit, Viewer,
+    Action, ActionSet, CardSet, Error, Player, Rng, Scope, SeatValues, State, Suit, Viewer,
 };
 
 /// Number of player action ids.
@@ -107,39 +117,6 @@ pub const CONTINUE: Action = 107;
 /// `stop`.
 pub const STOP: Action = 108;
 
-/// The card id (play action and deal outcome) of a card of the 32-card pack.
-#[must_use]
-pub fn card_action(card: Card) -> Option<Action> {
-    let r = card.rank_index();
-    (r >= 5).then(|| (card.suit_index() * 8 + r - 5) as Action)
-}
-
-/// The card of a card id `0..32`.
-#[must_use]
-pub fn action_card(id: Action) -> Option<Card> {
-    (id < 32).then(|| Card::from_u8(((id / 8) * 16 + id % 8 + 5) as u8))?
-}
-
-/// The card ids of a set (bit `id` = card id) as a card set.
-#[must_use]
-pub fn to_cards(ids: u32) -> CardSet {
-    let p = u64::from(ids);
-    CardSet::from_bits(
-        ((p & 0xFF) << 5)
-            | ((p >> 8 & 0xFF) << 21)
-            | ((p >> 16 & 0xFF) << 37)
-            | ((p >> 24 & 0xFF) << 53),
-    )
-}
-
-/// The card ids of a card set (cards outside the pack are dropped).
-#[must_use]
-pub fn to_ids(cards: CardSet) -> u32 {
-    let b = cards.bits();
-    ((b >> 5 & 0xFF) | (b >> 21 & 0xFF) << 8 | (b >> 37 & 0xFF) << 16 | (b >> 53 & 0xFF) << 24)
-        as u32
-}
-
 /// Which kind of deal is played (§5.4).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -148,241 +125,6 @@ pub enum Kind {
     Sevens,
     /// No Seven face up: bidding by trump count, scored in pips.
     Bidding,
-}
-
-/// Option `all_tricks_loss_rams`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum AllTricksLoss {
-    /// A failed knock costs `2b × m` (default).
-    DoubleLoss,
-    /// A failed knock costs `b × m`.
-    DoubleBase,
-}
-
-/// Option `schwarz_basis`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum SchwarzBasis {
-    /// The "0" rows of §11.2 mean 0 card points (default).
-    CardPoints,
-    /// The "0" rows mean 0 tricks.
-    Tricks,
-}
-
-/// A validated Avinas configuration (the options of §17).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct AvinasGame {
-    pub(crate) pip_limit: u32,
-    pub(crate) scope: Scope,
-    /// `None` = random (a chance event).
-    pub(crate) first_dealer: Option<u8>,
-    pub(crate) cat_rule: bool,
-    pub(crate) early_stop_allowed: bool,
-    pub(crate) early_stop_in_sevens_game: bool,
-    pub(crate) all_tricks_loss: AllTricksLoss,
-    pub(crate) schwarz_basis: SchwarzBasis,
-}
-
-const FIRST_DEALER_CHOICES: &[&str] = &["random", "0", "1", "2", "3"];
-
-const SPECS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "pip_limit",
-        kind: OptionKind::Int { min: 1, max: 100 },
-        default: "12",
-        doc: "the game ends after a deal that leaves a side with at least this many pips (§12)",
-    },
-    crate::options::SCOPE_SPEC,
-    OptionSpec {
-        name: "first_dealer",
-        kind: OptionKind::Choice(FIRST_DEALER_CHOICES),
-        default: "random",
-        doc: "random: the first dealer is a chance event; a seat 0-3 fixes it (§4)",
-    },
-    OptionSpec {
-        name: "cat_rule",
-        kind: OptionKind::Bool,
-        default: "true",
-        doc: "reaching the pip limit while the other side has 0 pips loses as the cat (§12 rule 1)",
-    },
-    OptionSpec {
-        name: "early_stop_allowed",
-        kind: OptionKind::Bool,
-        default: "true",
-        doc: "the declarer of a bidding game may stop play between tricks (§7.4)",
-    },
-    OptionSpec {
-        name: "early_stop_in_sevens_game",
-        kind: OptionKind::Bool,
-        default: "false",
-        doc: "the declarer of a sevens game without a knock may also stop between tricks",
-    },
-    OptionSpec {
-        name: "all_tricks_loss_rams",
-        kind: OptionKind::Choice(&["double_loss", "double_base"]),
-        default: "double_loss",
-        doc: "a failed knock costs 2b × m (double_loss) or b × m (double_base) rams",
-    },
-    OptionSpec {
-        name: "schwarz_basis",
-        kind: OptionKind::Choice(&["card_points", "tricks"]),
-        default: "card_points",
-        doc: "the 0 rows of the pip table mean 0 card points or 0 tricks (§11.2)",
-    },
-];
-
-impl Default for AvinasGame {
-    fn default() -> Self {
-        AvinasGame {
-            pip_limit: 12,
-            scope: Scope::Match,
-            first_dealer: None,
-            cat_rule: true,
-            early_stop_allowed: true,
-            early_stop_in_sevens_game: false,
-            all_tricks_loss: AllTricksLoss::DoubleLoss,
-            schwarz_basis: SchwarzBasis::CardPoints,
-        }
-    }
-}
-
-impl AvinasGame {
-    /// The scope option.
-    #[must_use]
-    pub fn scope(&self) -> Scope {
-        self.scope
-    }
-
-    /// The pip limit.
-    #[must_use]
-    pub fn pip_limit(&self) -> u32 {
-        self.pip_limit
-    }
-}
-
-impl Game for AvinasGame {
-    type State = AvinasState;
-    const NAME: &'static str = "avinas";
-    const RULES_VERSION: u32 = 1;
-
-    fn option_specs() -> &'static [OptionSpec] {
-        SPECS
-    }
-
-    fn from_options(options: &Options) -> Result<Self, Error> {
-        // `first_dealer` is a choice whose names are also seat numbers: accept an integer.
-        let mut given = options.clone();
-        if let Some(OptionValue::Int(i)) = given.get("first_dealer") {
-            let text = i.to_string();
-            given.insert("first_dealer".into(), OptionValue::Str(text));
-        }
-        let r = OptionSpec::resolve(Self::NAME, SPECS, &given)?;
-        let int = |i: usize| match r[i] {
-            Resolved::Int(v) => v,
-            _ => 0,
-        };
-        let choice = |i: usize| match r[i] {
-            Resolved::Choice(c) => c,
-            _ => 0,
-        };
-        let flag = |i: usize| r[i] == Resolved::Bool(true);
-        Ok(AvinasGame {
-            pip_limit: int(0) as u32,
-            scope: Scope::from_resolved(r[1]),
-            first_dealer: match choice(2) {
-                0 => None,
-                c => Some(c as u8 - 1),
-            },
-            cat_rule: flag(3),
-            early_stop_allowed: flag(4),
-            early_stop_in_sevens_game: flag(5),
-            all_tricks_loss: [AllTricksLoss::DoubleLoss, AllTricksLoss::DoubleBase][choice(6)],
-            schwarz_basis: [SchwarzBasis::CardPoints, SchwarzBasis::Tricks][choice(7)],
-        })
-    }
-
-    fn options(&self) -> Options {
-        let values = [
-            Resolved::Int(i64::from(self.pip_limit)),
-            Resolved::Choice(usize::from(self.scope == Scope::Deal)),
-            Resolved::Choice(self.first_dealer.map_or(0, |d| usize::from(d) + 1)),
-            Resolved::Bool(self.cat_rule),
-            Resolved::Bool(self.early_stop_allowed),
-            Resolved::Bool(self.early_stop_in_sevens_game),
-            Resolved::Choice(usize::from(
-                self.all_tricks_loss == AllTricksLoss::DoubleBase,
-            )),
-            Resolved::Choice(usize::from(self.schwarz_basis == SchwarzBasis::Tricks)),
-        ];
-        SPECS
-            .iter()
-            .zip(values)
-            .map(|(s, v)| (s.name.to_owned(), s.value_of(v)))
-            .collect()
-    }
-
-    fn num_players(&self) -> usize {
-        4
-    }
-
-    fn min_return(&self) -> f64 {
-        -self.max_return()
-    }
-
-    /// `scope = match`: +1. `scope = deal`: the most rams one deal can give: a failed
-    /// all-tricks knock that was doubled, with four face-up Sevens, under
-    /// `all_tricks_loss = double_loss` (2 × 4 × 4 = 32); a bidding game gives at most 6 pips.
-    fn max_return(&self) -> f64 {
-        match self.scope {
-            Scope::Match => 1.0,
-            Scope::Deal => 32.0,
-        }
-    }
-
-    /// `scope = deal`: 43. At most 4 auction or knock/double actions (the declarer and his
-    /// partner pass or knock, then both defenders pass or double; or one bid or pass per
-    /// seat), 32 cards, and a continue/stop choice after each of tricks 1–7. An all-pass
-    /// bidding game ends the deal with no redeal in this scope. `scope = match`: no bound
-    /// (all-pass deals and sevens games can follow each other without end).
-    fn max_game_length(&self) -> Option<usize> {
-        (self.scope == Scope::Deal).then_some(4 + 32 + 7)
-    }
-
-    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        observation::slices(self)
-    }
-
-    fn game_type(&self) -> crate::GameType {
-        crate::GameType {
-            short_name: Self::NAME,
-            long_name: "Avinas (Lithuanian Rams)",
-            dynamics: "sequential",
-            chance_mode: "explicit_stochastic",
-            information: "imperfect_information",
-            utility: "zero_sum",
-            reward_model: "terminal",
-            num_players: 4,
-        }
-    }
-
-    fn num_distinct_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-
-    fn max_chance_outcomes(&self) -> usize {
-        32
-    }
-
-    fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
-    }
-
-    fn observation_len(&self) -> usize {
-        layout::TOTAL
-    }
-
-    fn new_initial_state(&self) -> AvinasState {
-        AvinasState::new(*self)
-    }
 }
 
 /// Where a match stands.
@@ -405,63 +147,6 @@ pub enum Phase {
     StopChoice,
     /// The game is over.
     Over,
-}
-
-/// Serializes a suit by its lower-case name (`hearts`), as the action texts write it.
-fn suit_name<S: serde::Serializer>(suit: &Option<Suit>, ser: S) -> Result<S::Ok, S::Error> {
-    match suit {
-        Some(s) => ser.serialize_some(s.name()),
-        None => ser.serialize_none(),
-    }
-}
-
-/// The result of a finished deal.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct DealResult {
-    /// The kind of deal; `None` when all four passed (no score).
-    pub kind: Option<Kind>,
-    /// The dealer.
-    pub dealer: usize,
-    /// The declarer.
-    pub declarer: Option<usize>,
-    /// Trump.
-    #[serde(serialize_with = "suit_name")]
-    pub trump: Option<Suit>,
-    /// Sevens game: the number of face-up Sevens `b`.
-    pub base: u32,
-    /// Sevens game: 1, 2 after a knock, 4 after a double.
-    pub multiplier: u32,
-    /// Bidding game: the winning bid.
-    pub bid: u32,
-    /// Card points of the declaring side `D`.
-    pub declarer_points: u32,
-    /// Card points of the defenders `F`.
-    pub defender_points: u32,
-    /// Tricks won by the declaring side.
-    pub declarer_tricks: u32,
-    /// Tricks won by the defenders.
-    pub defender_tricks: u32,
-    /// The declarer stopped play early.
-    pub stopped: bool,
-    /// A knock failed (the defenders won a trick).
-    pub knock_failed: bool,
-    /// The team the rams or pips were given against (`None`: nothing given).
-    pub against: Option<usize>,
-    /// How many rams (sevens game) or pips (bidding game), before cancellation.
-    pub amount: u32,
-}
-
-impl DealResult {
-    /// The deal's `scope = deal` return for a seat of `team`: minus the rams or pips given
-    /// against that team, plus those given against the other, 0 if none were given.
-    #[must_use]
-    pub fn value_for(&self, team: usize) -> f64 {
-        match self.against {
-            Some(a) if a == team => -f64::from(self.amount),
-            Some(_) => f64::from(self.amount),
-            None => 0.0,
-        }
-    }
 }
 
 /// Capacity of the per-deal action log: the first dealer, 32 cards dealt, 4 auction or
@@ -515,7 +200,7 @@ pub struct AvinasState {
     led_suit: u8,
     win_pos: u8,
     win_str: u8,
-    /// The lead to trick 2 was face down.
+    /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
     face_down: bool,
     played: [u32; 4],
     card_points: [u32; 2],
@@ -996,46 +681,5 @@ impl State for AvinasState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
-    }
-}
-
-impl fmt::Display for AvinasState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "avinas deal {} dealer {} {:?}",
-            self.deal_no + 1,
-            self.dealer,
-            self.phase
-        )?;
-        if let Some(k) = self.kind {
-            write!(f, " {k:?}")?;
-        }
-        if let Some(t) = self.trump() {
-            write!(f, " trump {}", t.name())?;
-        }
-        writeln!(
-            f,
-            " rams {}:{} pips {}:{}",
-            self.rams[0], self.rams[1], self.pips[0], self.pips[1]
-        )?;
-        for s in 0..4 {
-            writeln!(f, "  seat {s}: {}", to_cards(self.hands[s]))?;
-        }
-        if self.phase == Phase::Play {
-            let t = usize::from(self.trick_no);
-            let trick: Vec<String> = self.tricks[t][..usize::from(self.trick_len)]
-                .iter()
-                .filter_map(|&c| action_card(Action::from(c)).map(|c| c.to_string()))
-                .collect();
-            write!(
-                f,
-                "  trick {}: [{}] to act: {}",
-                t + 1,
-                trick.join(" "),
-                self.to_act
-            )?;
-        }
-        Ok(())
     }
 }

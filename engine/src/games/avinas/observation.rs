@@ -9,9 +9,9 @@ use crate::{Error, ObservationSlice, Scope, State};
 pub mod layout {
     /// Cards in the observer's hand (32).
     pub const HAND: usize = 0;
-    /// Cards the observer knows another seat still holds, by relative seat: face-up dealt
-    /// cards not yet seen played, and for the dealer his partner's face-down 4th/8th cards
-    /// (4 × 32).
+    /// Cards the observer knows were dealt to another seat and has not seen played, by
+    /// relative seat: face-up dealt cards, and for the dealer his partner's face-down 4th/8th
+    /// cards; a pending face-down lead the observer did not see stays listed (4 × 32).
     pub const KNOWN: usize = HAND + 32;
     /// Every card dealt face up in this deal, played or not (32).
     pub const EXPOSED: usize = KNOWN + 4 * 32;
@@ -103,8 +103,9 @@ pub(super) fn slices(game: &AvinasGame) -> Vec<ObservationSlice> {
             "known",
             KNOWN,
             &[4, 32],
-            "cards the observer knows each relative seat still holds (face-up dealt cards; \
-             for the dealer, his partner's face-down 4th/8th cards)",
+            "cards the observer knows were dealt to each relative seat and has not seen played \
+             (face-up dealt cards; for the dealer, his partner's face-down 4th/8th cards; a \
+             pending face-down lead it did not see stays listed)",
             1.0,
         ),
         s(

@@ -195,7 +195,8 @@ impl AvinasState {
             self.led_suit = suit;
             self.win_pos = 0;
             self.win_str = strength(self.trump, suit, id);
-            self.face_down = face_down;
+            // Only trick 2 can be led face down; the fact stays public for the deal (§13).
+            self.face_down |= face_down;
         } else {
             let s = strength(self.trump, self.led_suit, id);
             let better = s > self.win_str;

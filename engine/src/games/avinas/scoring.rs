@@ -3,8 +3,70 @@
 
 use std::sync::Arc;
 
-use super::{AllTricksLoss, AvinasState, DealResult, Kind, Phase, SchwarzBasis};
-use crate::Scope;
+use serde::Serialize;
+
+use super::{AllTricksLoss, AvinasState, Kind, Phase, SchwarzBasis};
+use crate::{Scope, Suit};
+
+/// Serializes a suit by its lower-case name (`hearts`), as the action texts write it.
+pub(super) fn suit_name<S: serde::Serializer>(
+    suit: &Option<Suit>,
+    ser: S,
+) -> Result<S::Ok, S::Error> {
+    match suit {
+        Some(s) => ser.serialize_some(s.name()),
+        None => ser.serialize_none(),
+    }
+}
+
+/// The result of a finished deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DealResult {
+    /// The kind of deal; `None` when all four passed (no score).
+    pub kind: Option<Kind>,
+    /// The dealer.
+    pub dealer: usize,
+    /// The declarer.
+    pub declarer: Option<usize>,
+    /// Trump.
+    #[serde(serialize_with = "suit_name")]
+    pub trump: Option<Suit>,
+    /// Sevens game: the number of face-up Sevens `b`.
+    pub base: u32,
+    /// Sevens game: 1, 2 after a knock, 4 after a double.
+    pub multiplier: u32,
+    /// Bidding game: the winning bid.
+    pub bid: u32,
+    /// Card points of the declaring side `D`.
+    pub declarer_points: u32,
+    /// Card points of the defenders `F`.
+    pub defender_points: u32,
+    /// Tricks won by the declaring side.
+    pub declarer_tricks: u32,
+    /// Tricks won by the defenders.
+    pub defender_tricks: u32,
+    /// The declarer stopped play early.
+    pub stopped: bool,
+    /// A knock failed (the defenders won a trick).
+    pub knock_failed: bool,
+    /// The team the rams or pips were given against (`None`: nothing given).
+    pub against: Option<usize>,
+    /// How many rams (sevens game) or pips (bidding game), before cancellation.
+    pub amount: u32,
+}
+
+impl DealResult {
+    /// The deal's `scope = deal` return for a seat of `team`: minus the rams or pips given
+    /// against that team, plus those given against the other, 0 if none were given.
+    #[must_use]
+    pub fn value_for(&self, team: usize) -> f64 {
+        match self.against {
+            Some(a) if a == team => -f64::from(self.amount),
+            Some(_) => f64::from(self.amount),
+            None => 0.0,
+        }
+    }
+}
 
 /// Gives `n` rams against team `x`: the other side first crosses out its own (§10).
 pub fn give_rams(rams: &mut [u32; 2], x: usize, n: u32) {

@@ -1,5 +1,7 @@
 //! The structured view of a state for one viewer, and the text forms of actions.
 
+use std::fmt;
+
 use serde::Serialize;
 
 use super::play::{QJ, named_index, named_lead, points};
@@ -29,8 +31,10 @@ pub struct AvinasView {
     pub hands: Vec<Option<CardSet>>,
     /// Number of cards in each hand.
     pub hand_sizes: Vec<usize>,
-    /// Cards the viewer knows each seat still holds without seeing the hand: face-up dealt
-    /// cards not yet played, and for the dealer his partner's face-down 4th/8th cards.
+    /// Cards the viewer knows were dealt to each seat (without seeing the hand) and has not
+    /// seen played: face-up dealt cards, and for the dealer his partner's face-down 4th/8th
+    /// cards. A pending face-down lead to trick 2 is not removed for the viewers who did not
+    /// see it (that would reveal it), so a listed card may lie face down in the current trick.
     pub known: Vec<CardSet>,
     /// The 4th and 8th cards dealt so far, in exposure order (§5.3).
     pub exposures: Vec<ExposedView>,
@@ -39,7 +43,7 @@ pub struct AvinasView {
     /// Declarer, once known.
     pub declarer: Option<usize>,
     /// Trump, once fixed.
-    #[serde(serialize_with = "super::suit_name")]
+    #[serde(serialize_with = "super::scoring::suit_name")]
     pub trump: Option<Suit>,
     /// Sevens game: number of face-up Sevens `b`.
     pub base: u32,
@@ -59,9 +63,9 @@ pub struct AvinasView {
     pub card_points: [u32; 2],
     /// Tricks won per team in this deal.
     pub tricks_won: [u32; 2],
-    /// Rams per team.
+    /// Rams per team. With `scope = deal`, at the end: the rams that deal gave.
     pub rams: [u32; 2],
-    /// Pips per team.
+    /// Pips per team. With `scope = deal`, at the end: the pips that deal gave.
     pub pips: [u32; 2],
     /// The pip limit.
     pub pip_limit: u32,
@@ -120,7 +124,7 @@ pub struct PlayView {
     pub seat: usize,
     /// The card; `None` for a face-down lead the viewer has not seen.
     pub card: Option<Card>,
-    /// Laid face down (trick 2 lead).
+    /// Laid face down (trick 2 lead); stays true on trick 2's record once it is complete.
     pub face_down: bool,
 }
 
@@ -582,4 +586,45 @@ pub(super) fn observation_string(s: &AvinasState, seat: usize) -> Result<String,
         }
     }
     Ok(out)
+}
+
+impl fmt::Display for AvinasState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "avinas deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(k) = self.kind {
+            write!(f, " {k:?}")?;
+        }
+        if let Some(t) = self.trump() {
+            write!(f, " trump {}", t.name())?;
+        }
+        writeln!(
+            f,
+            " rams {}:{} pips {}:{}",
+            self.rams[0], self.rams[1], self.pips[0], self.pips[1]
+        )?;
+        for s in 0..4 {
+            writeln!(f, "  seat {s}: {}", to_cards(self.hands[s]))?;
+        }
+        if self.phase == Phase::Play {
+            let t = usize::from(self.trick_no);
+            let trick: Vec<String> = self.tricks[t][..usize::from(self.trick_len)]
+                .iter()
+                .filter_map(|&c| action_card(Action::from(c)).map(|c| c.to_string()))
+                .collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                t + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
 }

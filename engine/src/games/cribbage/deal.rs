@@ -1,7 +1,7 @@
 //! The deal (§5): cards dealt one at a time from the dealer's left (3 players: then the blind
 //! crib card), the discards to the crib, the starter and his heels.
 
-use super::{CribbageState, Phase, card_action};
+use super::{CribbageState, Phase, action_card, card_action};
 use crate::{Action, Card, CardSet, Pack, Rank, Rng};
 
 /// The card bytes of the 52-card pack.
@@ -27,6 +27,17 @@ const CARD_ACTION_OF_BYTE: [u8; 64] = {
 };
 
 impl CribbageState {
+    /// Why a discard is not legal now (assumes it is not).
+    pub(super) fn discard_reason(&self, action: Action) -> String {
+        let seat = self.to_act;
+        match action_card(action) {
+            Some(c) => format!("seat {seat} does not hold {c}; it must discard a card it holds"),
+            None => {
+                format!("seat {seat} must discard a card to the crib; go is said only in the play")
+            }
+        }
+    }
+
     /// Seat that receives the `k`-th card of the deal, or `None` for the blind crib card.
     pub(super) fn deal_target(&self, k: u8) -> Option<usize> {
         let n = self.n();

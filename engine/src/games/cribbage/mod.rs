@@ -44,6 +44,11 @@
 //! * Views keep the previous deal's show (`last_deal`: hands, crib, starter, item-by-item
 //!   scores, pegging and deal points per side), since the show happens without a decision
 //!   point of its own.
+//! * A game that ends inside the pegging keeps, in its terminal view and observation, the
+//!   table of that instant: the count, the current series and the go calls (§8).
+//! * Scores in views: `scores` are per side and credited as they arise. With `scope = deal`
+//!   they hold, at the end of the one deal, that deal's points (heels, pegging, show), as
+//!   after the first deal of a match (§8).
 //! * The seed and the rules file agree wherever the seed speaks (its 2-player deal, discard
 //!   and starter text is truncated; those steps follow the rules file's \[filled\] rows).
 //!
@@ -74,20 +79,19 @@
 //! **Observation**: see [`layout`] (all seats relative to the observer).
 
 mod deal;
-mod game;
 mod heuristic;
 mod observation;
+mod options;
 pub mod play;
 mod resample;
 pub mod score;
 mod show;
 mod view;
 
-use std::fmt;
 use std::sync::Arc;
 
-pub use game::{CribbageGame, SeriesLeader};
 pub use observation::layout;
+pub use options::{CribbageGame, SeriesLeader};
 pub use score::{
     HandScore, card_value, score_hand, score_hand_checked, score_hand_reference, score_hand_text,
     score_set,
@@ -436,58 +440,9 @@ impl CribbageState {
                 None => "the starter outcomes are card ids 0..52".to_owned(),
             },
             Phase::Over => "the game is over".to_owned(),
-            Phase::Discard => {
-                let seat = self.to_act;
-                match action_card(action) {
-                    Some(c) => {
-                        format!("seat {seat} does not hold {c}; it must discard a card it holds")
-                    }
-                    None => format!(
-                        "seat {seat} must discard a card to the crib; go is said only in the play"
-                    ),
-                }
-            }
-            Phase::Play => {
-                let seat = usize::from(self.to_act);
-                let hand = self.hands[seat];
-                match action_card(action) {
-                    Some(c) if !hand.contains(c) => format!("seat {seat} does not hold {c}"),
-                    Some(c) => format!(
-                        "{c} (value {}) would take the count from {} past 31",
-                        card_value(c),
-                        self.count
-                    ),
-                    None => {
-                        let p = play::playable(hand, 31 - self.count);
-                        format!(
-                            "seat {seat} holds a playable card ({}): go is allowed only when no card keeps the count at 31 or below",
-                            p.first().map(|c| c.to_string()).unwrap_or_default()
-                        )
-                    }
-                }
-            }
+            Phase::Discard => self.discard_reason(action),
+            Phase::Play => self.play_reason(action),
         }
-    }
-}
-
-impl CribbageState {
-    /// The `scope = deal` returns of a deal whose points per side are `p` (§8): the side's
-    /// points minus the other side's, or with 3 players minus the mean (exactly zero-sum).
-    fn deal_returns(&self, p: [u32; 3]) -> SeatValues {
-        let n = usize::from(self.game.players);
-        let mut r = SeatValues::zeros(n);
-        if n == 3 {
-            let total = f64::from(p[0] + p[1] + p[2]);
-            r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
-            r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
-            r[2] = -(r[0] + r[1]);
-        } else {
-            for seat in 0..n {
-                let side = self.game.side(seat);
-                r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
-            }
-        }
-        r
     }
 }
 
@@ -709,34 +664,5 @@ impl State for CribbageState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
-    }
-}
-
-impl fmt::Display for CribbageState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cribbage {}p deal {} dealer {} {:?} scores {:?}",
-            self.n(),
-            self.deal_no + 1,
-            self.dealer,
-            self.phase,
-            self.scores()
-        )?;
-        if let Some(s) = self.starter {
-            write!(f, " starter {s}")?;
-        }
-        writeln!(f)?;
-        for s in 0..usize::from(self.n()) {
-            writeln!(
-                f,
-                "  seat {s}: {} (discarded {})",
-                self.hands[s], self.discards[s]
-            )?;
-        }
-        if self.phase == Phase::Play {
-            write!(f, "  count {} to act: {}", self.count, self.to_act)?;
-        }
-        Ok(())
     }
 }

@@ -193,7 +193,7 @@ pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(
         cards(out, LAID + 52 * r, laid);
     }
     out[SERIES..STARTER].fill(0.0);
-    let in_play = s.phase == Phase::Play;
+    let in_play = s.pegging_shown();
     if in_play {
         let len = usize::from(s.series_len).min(SERIES_LEN);
         for k in 0..len {

@@ -2,7 +2,9 @@
 //! who leads the next one.
 
 use super::score::{ORDER, VALUE};
-use super::{CribbageState, GO, NONE, PEG_CAP, SeriesLeader, card_value, pack_cards};
+use super::{
+    CribbageState, GO, NONE, PEG_CAP, Phase, SeriesLeader, action_card, card_value, pack_cards,
+};
 use crate::{Action, Card, CardSet};
 
 /// One 13-bit suit lane of a [`CardSet`] for each maximum value 0..=31: the ranks whose count
@@ -75,6 +77,27 @@ pub(crate) fn order(rank_index: usize) -> u8 {
 }
 
 impl CribbageState {
+    /// Why a play action is not legal now (assumes it is not).
+    pub(super) fn play_reason(&self, action: Action) -> String {
+        let seat = usize::from(self.to_act);
+        let hand = self.hands[seat];
+        match action_card(action) {
+            Some(c) if !hand.contains(c) => format!("seat {seat} does not hold {c}"),
+            Some(c) => format!(
+                "{c} (value {}) would take the count from {} past 31",
+                card_value(c),
+                self.count
+            ),
+            None => {
+                let p = playable(hand, 31 - self.count);
+                format!(
+                    "seat {seat} holds a playable card ({}): go is allowed only when no card keeps the count at 31 or below",
+                    p.first().map(|c| c.to_string()).unwrap_or_default()
+                )
+            }
+        }
+    }
+
     pub(super) fn push_peg(&mut self, seat: u8, action: Action) {
         let i = usize::from(self.pegs_len);
         debug_assert!(i < PEG_CAP);
@@ -82,6 +105,14 @@ impl CribbageState {
             self.pegs[i] = seat << 6 | action as u8;
             self.pegs_len += 1;
         }
+    }
+
+    /// True while the pegging position (count, series, go calls) is on the table: during the
+    /// play, and in the terminal state of a game that ended inside it (or at his heels,
+    /// before any card), which keeps the position of that instant (§8 \[decision\]).
+    #[inline]
+    pub(super) fn pegging_shown(&self) -> bool {
+        self.phase == Phase::Play || (self.phase == Phase::Over && self.shown == 0)
     }
 
     /// Seats holding cards, as a bit mask.

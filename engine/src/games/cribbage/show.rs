@@ -1,12 +1,32 @@
 //! The show (§7): hands from the dealer's left, the dealer's last, then the crib, each scored
-//! whole and checked against the target; then the next deal.
+//! whole and checked against the target; then the next deal. And the `scope = deal` returns of
+//! a deal's points (§8).
 
 use std::sync::Arc;
 
 use super::{CribbageState, LastDeal, Phase, score_set};
-use crate::{Card, CardSet, Scope};
+use crate::{Card, CardSet, Scope, SeatValues};
 
 impl CribbageState {
+    /// The `scope = deal` returns of a deal whose points per side are `p` (§8): the side's
+    /// points minus the other side's, or with 3 players minus the mean (exactly zero-sum).
+    pub(super) fn deal_returns(&self, p: [u32; 3]) -> SeatValues {
+        let n = usize::from(self.game.players);
+        let mut r = SeatValues::zeros(n);
+        if n == 3 {
+            let total = f64::from(p[0] + p[1] + p[2]);
+            r[0] = (3.0 * f64::from(p[0]) - total) / 3.0;
+            r[1] = (3.0 * f64::from(p[1]) - total) / 3.0;
+            r[2] = -(r[0] + r[1]);
+        } else {
+            for seat in 0..n {
+                let side = self.game.side(seat);
+                r[seat] = f64::from(p[side]) - f64::from(p[1 - side]);
+            }
+        }
+        r
+    }
+
     /// The show (§7): hands from the dealer's left, the dealer's last, then the crib; the
     /// game ends the moment a side reaches the target.
     pub(super) fn count_show(&mut self) {

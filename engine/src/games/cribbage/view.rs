@@ -1,4 +1,7 @@
-//! The structured view of a state for one viewer, and the text forms of actions.
+//! The structured view of a state for one viewer, the text forms of actions and the debug
+//! display of a state.
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -39,7 +42,8 @@ pub struct CribbageView {
     pub starter: Option<Card>,
     /// True if the dealer scored his heels (a Jack turned as starter) in this deal.
     pub heels: bool,
-    /// The count of the current series.
+    /// The count of the current series (0 outside the play). A game that ended inside the
+    /// play keeps, in its terminal view, the count, series and go calls of that instant.
     pub count: u8,
     /// Cards of the current series in play order.
     pub series: Vec<PegView>,
@@ -50,6 +54,7 @@ pub struct CribbageView {
     /// Show items counted in this deal so far, in show order.
     pub show: Vec<ShowItemView>,
     /// Scores per side (2 and 3 players: per seat; 4 players: team {0, 2}, team {1, 3}).
+    /// With `scope = deal`, at the end: the points of the one deal.
     pub scores: Vec<u32>,
     /// Points per side in this deal (heels, pegging, show).
     pub deal_points: Vec<u32>,
@@ -179,7 +184,7 @@ pub(super) fn view(s: &CribbageState, viewer: Viewer) -> Result<CribbageView, Er
         card: action_card(Action::from(x & 63)),
     };
     let pegs = &s.pegs[..usize::from(s.pegs_len)];
-    let in_play = s.phase == Phase::Play;
+    let in_play = s.pegging_shown();
     let series = if in_play {
         pegs[usize::from(s.series_start)..]
             .iter()
@@ -312,9 +317,18 @@ pub(super) fn parse_action(s: &CribbageState, text: &str) -> Result<Action, Erro
             return Ok(card_action(card));
         }
     }
-    Err(bad(
-        "expected `play <card>` (e.g. `play 5H`), `discard <card>`, `go`, `deal <card> to <seat>`, `starter <card>` or `first dealer <seat>`",
-    ))
+    // Suggest what can be typed now: a player's moves at a player's turn, the chance forms
+    // only while a chance event is pending.
+    Err(bad(match s.phase {
+        Phase::Discard => "expected `discard <card>` (e.g. `discard 5H`)",
+        Phase::Play => "expected `play <card>` (e.g. `play 5H`) or `go`",
+        Phase::Deal => "expected `deal <card>` (e.g. `deal 5H`), a chance outcome",
+        Phase::Starter => "expected `starter <card>` (e.g. `starter 5H`), a chance outcome",
+        Phase::FirstDealer => "expected `first dealer <seat>`, a chance outcome",
+        Phase::Over => {
+            "the game is over; moves read `discard <card>`, `play <card>` (e.g. `play 5H`) or `go`"
+        }
+    }))
 }
 
 /// `cards` grouped by suit (♣ ♦ ♥ ♠, ranks 2..A), two spaces between suits.
@@ -351,6 +365,24 @@ fn show_text(item: &ShowItemView) -> String {
         sc.flush,
         sc.nobs
     )
+}
+
+/// How a losing side's loss counts at the end of a match (§8): `skunked (2 games)`,
+/// `double-skunked (3 games)`, or `None` for a plain loss (and for the winner).
+fn skunk_name(s: &CribbageState, side: usize, winner: usize, score: u32) -> Option<String> {
+    let g = &s.game;
+    let value = g.game_value(score);
+    if side == winner || value <= 1 {
+        return None;
+    }
+    let double = g.double_skunk_enabled && score < g.double_skunk_threshold;
+    let kind = if double { "double-skunked" } else { "skunked" };
+    let below = if double {
+        g.double_skunk_threshold
+    } else {
+        g.skunk_threshold
+    };
+    Some(format!("{kind} (below {below}: {value} games)"))
 }
 
 /// What `seat` knows as text, built from its own [`CribbageView`] only (so it cannot show
@@ -407,7 +439,8 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
             let _ = writeln!(out, "crib: {}", by_suit(crib));
         }
         None if v.crib_size > 0 => {
-            let _ = writeln!(out, "crib: {} cards, face down", v.crib_size);
+            let cards = if v.crib_size == 1 { "card" } else { "cards" };
+            let _ = writeln!(out, "crib: {} {cards}, face down", v.crib_size);
         }
         None => {}
     }
@@ -433,7 +466,8 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
             .collect();
         let _ = writeln!(out, "laid: {}", laid.join(", "));
     }
-    if v.phase == Phase::Play {
+    // The pegging position, also at the end of a game that ended inside the play.
+    if v.phase == Phase::Play || (v.phase == Phase::Over && !v.series.is_empty()) {
         let series: Vec<String> = v.series.iter().map(peg).collect();
         if series.is_empty() {
             let _ = write!(out, "count 0: a new series");
@@ -495,7 +529,15 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
         None if v.phase == Phase::Over => {
             let result = v.winner.map_or_else(
                 || "deal over".to_owned(),
-                |w| format!("{} wins", side_name(w)),
+                |w| {
+                    let mut t = format!("{} wins", side_name(w));
+                    for (side, &score) in v.scores.iter().enumerate() {
+                        if let Some(skunk) = skunk_name(s, side, w, score) {
+                            let _ = write!(t, "; {} {skunk}", side_name(side));
+                        }
+                    }
+                    t
+                },
             );
             let _ = write!(out, "game over: {result}; returns {:?}", v.returns);
         }
@@ -504,4 +546,33 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
         }
     }
     Ok(out)
+}
+
+impl fmt::Display for CribbageState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cribbage {}p deal {} dealer {} {:?} scores {:?}",
+            self.n(),
+            self.deal_no + 1,
+            self.dealer,
+            self.phase,
+            self.scores()
+        )?;
+        if let Some(s) = self.starter {
+            write!(f, " starter {s}")?;
+        }
+        writeln!(f)?;
+        for s in 0..usize::from(self.n()) {
+            writeln!(
+                f,
+                "  seat {s}: {} (discarded {})",
+                self.hands[s], self.discards[s]
+            )?;
+        }
+        if self.phase == Phase::Play {
+            write!(f, "  count {} to act: {}", self.count, self.to_act)?;
+        }
+        Ok(())
+    }
 }

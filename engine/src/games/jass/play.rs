@@ -1,10 +1,8 @@
-//! Trick play (§7 of the rules): rank orders, card points, legal cards, the trick winner.
+//! Trick play (§7 of the rules): rank orders, card points, legal cards, the trick winner,
+//! and the state's steps of laying a card and completing a trick.
 
-use super::{JassGame, Mode, UndertrumpRule};
-use crate::{Card, CardSet, Rank, Suit};
-
-/// The Swiss pack (A–6 in four suits).
-pub(crate) const PACK: CardSet = crate::Pack::Swiss36.cards();
+use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card, pack_cards};
+use crate::{Action, ActionSet, Card, CardSet, Rank, Suit};
 
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
@@ -154,4 +152,194 @@ pub(crate) fn trick_winner(mode: Mode, trick: &[Card]) -> usize {
         }
     }
     best
+}
+
+impl JassState {
+    /// The legal actions of the seat to play: its Wys items while it may still declare
+    /// (`wys = manual`, first trick, before laying its card), and its legal cards.
+    #[inline]
+    pub(super) fn play_actions(&self, set: &mut ActionSet) {
+        let seat = usize::from(self.to_act);
+        if self.trick_no == 0 && !self.committed[seat] && !self.game.auto_wys {
+            self.wys_candidates(seat, set);
+        }
+        set.insert_bits(0, self.legal_cards());
+    }
+
+    /// A card laid or a Wys item declared.
+    #[inline]
+    pub(super) fn apply_play_action(&mut self, action: Action) {
+        if let Some(card) = action_card(action) {
+            self.play_card(action, card);
+        } else {
+            self.declare_wys(action);
+        }
+    }
+
+    /// Lays a card. The common path (not the end of a trick, no Wys commit, no Stöck) is kept
+    /// small; the rare paths are out of line.
+    #[inline]
+    fn play_card(&mut self, action: Action, card: Card) {
+        let seat = usize::from(self.to_act);
+        let Some(mode) = self.mode else { return };
+        if self.trick_no == 0 && !self.committed[seat] {
+            self.commit_wys(seat);
+        }
+        self.hands[seat].remove(card);
+        self.packed[seat] &= !(1 << action);
+        self.played_by[seat].insert(card);
+        let pos = self.trick_len;
+        self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
+        if pos == 0 {
+            self.led = card.suit();
+            self.win_pos = 0;
+            self.win_str = strength(mode, self.led, card);
+        } else {
+            // Branch-free: who is winning a trick is unpredictable in random play.
+            let strength = strength(mode, self.led, card);
+            let better = strength > self.win_str;
+            self.win_pos = if better { pos } else { self.win_pos };
+            self.win_str = self.win_str.max(strength);
+        }
+        if self.stoeck_open[seat] != 0 {
+            self.check_stoeck(seat, card);
+        }
+        self.trick_len = pos + 1;
+        if pos < 3 {
+            self.to_act = (self.to_act + 1) & 3;
+        } else {
+            self.complete_trick(mode);
+        }
+    }
+
+    /// The fourth card is down: the trick goes to its winner (Wys are settled after the
+    /// first), and the deal ends after the ninth.
+    #[inline(never)]
+    fn complete_trick(&mut self, mode: Mode) {
+        let t = usize::from(self.trick_no);
+        debug_assert_eq!(
+            usize::from(self.win_pos),
+            trick_winner(mode, &self.tricks[t])
+        );
+        let winner = (usize::from(self.leaders[t]) + usize::from(self.win_pos)) & 3;
+        self.winners[t] = winner as u8;
+        let team = winner & 1;
+        if t == 0 {
+            self.resolve_wys();
+        }
+        let pts = trick_points(&self.game, mode, &self.tricks[t]);
+        self.card_points[team] += pts;
+        self.tricks_won[team] += 1;
+        self.credit(team, pts);
+        self.trick_no += 1;
+        self.trick_len = 0;
+        self.to_act = winner as u8;
+        if t + 1 < 9 {
+            self.leaders[t + 1] = winner as u8;
+            return;
+        }
+        self.score_last_trick(team);
+    }
+
+    /// Legal card actions of the seat to act (§7.1, §7.2) as an action-id word, from the
+    /// packed hand and the incrementally kept trick state. Lanes are 9 bits wide (ranks 6..A).
+    /// Debug builds check it against the reference function [`legal_cards`].
+    fn legal_cards(&self) -> u64 {
+        const LANE: u64 = 0x1FF;
+        let hand = self.packed[usize::from(self.to_act)];
+        let Some(mode) = self.mode else { return 0 };
+        let legal = if self.trick_len == 0 {
+            hand
+        } else {
+            let follow = hand & LANE << (9 * self.led as u64);
+            match mode {
+                Mode::Trump(t) => {
+                    let shift = 9 * t as u64;
+                    let trumps = hand & LANE << shift;
+                    if self.led == t {
+                        // The trump Under (rank bit 9, lane bit 5) is never forced.
+                        let under = 1u64 << (shift + 5);
+                        if trumps & !under == 0 { hand } else { trumps }
+                    } else {
+                        // A trump in the trick is always the winning card so far.
+                        let allowed = if self.win_str >= 32 {
+                            let best =
+                                self.tricks[usize::from(self.trick_no)][usize::from(self.win_pos)];
+                            let higher = (u64::from(HIGHER_TRUMPS[best.rank_index()]) >> 4)
+                                << shift
+                                & trumps;
+                            match self.game.undertrump_rule {
+                                UndertrumpRule::AllowedIfCannotOvertrump if higher == 0 => trumps,
+                                _ => higher,
+                            }
+                        } else {
+                            trumps
+                        };
+                        if follow != 0 {
+                            follow | allowed
+                        } else {
+                            let l = (hand & !trumps) | allowed;
+                            if l == 0 { trumps } else { l }
+                        }
+                    }
+                }
+                _ => {
+                    if follow == 0 {
+                        hand
+                    } else {
+                        follow
+                    }
+                }
+            }
+        };
+        debug_assert_eq!(
+            legal,
+            pack_cards(legal_cards(
+                &self.game,
+                mode,
+                self.hands[usize::from(self.to_act)],
+                self.trick()
+            ))
+        );
+        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
+        legal
+    }
+
+    /// Why `action` is not legal in trick play (assumes it is not).
+    pub(super) fn play_reason(&self, action: Action) -> String {
+        let seat = usize::from(self.to_act);
+        if let Some(card) = action_card(action) {
+            if !self.hands[seat].contains(card) {
+                return format!("seat {seat} does not hold {}", card.swiss());
+            }
+            self.card_reason(card)
+        } else if action >= WYS_BASE {
+            self.wys_reason(seat)
+        } else {
+            "the mode has already been chosen; a card must be played".to_owned()
+        }
+    }
+
+    fn card_reason(&self, card: Card) -> String {
+        let Some(mode) = self.mode else {
+            return String::new();
+        };
+        let trick = self.trick();
+        let hand = self.hands[usize::from(self.to_act)];
+        let led = trick[0].suit();
+        match mode.trump() {
+            Some(t) if led == t => "trump was led and the hand holds a trump other than the Under: a trump must be played".to_owned(),
+            Some(t) if card.suit() == t => {
+                if trick.iter().any(|c| c.suit() == t) {
+                    "no undertrumping: this trump is lower than the trump already in the trick".to_owned()
+                } else {
+                    "this trump may not be played".to_owned()
+                }
+            }
+            _ if !hand.of_suit(led).is_empty() => {
+                format!("must follow suit ({}) while holding it", led.swiss_name())
+            }
+            _ => "this card may not be played now".to_owned(),
+        }
+    }
 }

@@ -11,7 +11,8 @@
 //! Finished deals of a match are entirely public except the losing teams' Wys, which no
 //! longer influence play; they are kept as they were.
 
-use super::play::{self, PACK};
+use super::deal::PACK;
+use super::play;
 use super::wys::{self, WysSet};
 use super::{JassGame, JassState, Mode, Phase, UndertrumpRule, WYS_BASE, action_card, card_action};
 use crate::{Action, CardSet, Error, Game, Rank, Rng, State, Viewer};

@@ -1,4 +1,7 @@
-//! The structured view of a state for one viewer, and the text forms of actions.
+//! The structured view of a state for one viewer, the text forms of actions, and the
+//! state's debug text (`Display`).
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -420,4 +423,34 @@ pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, E
         }
     }
     Ok(out)
+}
+
+impl fmt::Display for JassState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "jass deal {} dealer {} {:?}",
+            self.deal_no + 1,
+            self.dealer,
+            self.phase
+        )?;
+        if let Some(m) = self.mode {
+            write!(f, " {}", m.name())?;
+        }
+        writeln!(f, " scores {}:{}", self.scores[0], self.scores[1])?;
+        for s in 0..4 {
+            writeln!(f, "  seat {s}: {}", self.hands[s].swiss())?;
+        }
+        if self.phase == Phase::Play {
+            let trick: Vec<String> = self.trick().iter().map(|c| c.swiss()).collect();
+            write!(
+                f,
+                "  trick {}: [{}] to act: {}",
+                self.trick_no + 1,
+                trick.join(" "),
+                self.to_act
+            )?;
+        }
+        Ok(())
+    }
 }

@@ -1,5 +1,6 @@
 //! Wys (melds, §8): the declarable items of a hand, their values and comparison, the
-//! announcement protocol and the Wys-winning team.
+//! announcement protocol, and the state's steps: declaring, committing at the first card, and
+//! the Wys-winning team after the first trick.
 //!
 //! **Engine form \[decision, §8.2\].** A Wys *item* is a four-of-a-kind or a sequence. A seat
 //! declares items one action at a time, in ascending item id, before laying its first card:
@@ -10,8 +11,8 @@
 
 use serde::Serialize;
 
-use super::{JassGame, LongSequenceValues, Mode};
-use crate::{Card, CardSet, Rank, Suit};
+use super::{JassGame, JassState, LongSequenceValues, Mode, WYS_BASE};
+use crate::{Action, ActionSet, Card, CardSet, Rank, Suit};
 
 /// Number of Wys item ids: 9 quartets (by rank 6..A) + 4 suits × 28 runs.
 pub(crate) const NUM_ITEMS: u8 = 9 + 4 * 28;
@@ -440,6 +441,76 @@ pub(crate) fn announce(best_so_far: Option<WysInfo>, mine: Option<WysInfo>) -> A
     // Still equal: the earlier declaration (the best so far) wins.
     a.best = m.trump && !b.trump;
     a
+}
+
+impl JassState {
+    /// Adds the Wys items `seat` may declare next (none if the hand cannot hold a Wys).
+    pub(super) fn wys_candidates(&self, seat: usize, out: &mut ActionSet) {
+        let Some(_) = self.mode else { return };
+        // Quick exit: no three consecutive cards in a suit and no four of a kind.
+        let b = self.hands[seat].bits();
+        if b & b >> 1 & b >> 2 == 0 && b & b >> 16 & b >> 32 & b >> 48 == 0 {
+            return;
+        }
+        for_each_candidate(&self.game, self.hands[seat], &self.declared[seat], |item| {
+            out.insert(WYS_BASE + Action::from(item.id()));
+        });
+    }
+
+    /// A Wys item declared by the seat to play (the action ids from [`WYS_BASE`]).
+    pub(super) fn declare_wys(&mut self, action: Action) {
+        if let Some(item) = WysItem::from_id((action - WYS_BASE) as u8) {
+            self.declared[usize::from(self.to_act)].push(item);
+        }
+    }
+
+    /// Laying its first card commits `seat`'s Wys (its best set with `wys = auto`) and makes
+    /// its announcement (§8.5).
+    #[inline(never)]
+    pub(super) fn commit_wys(&mut self, seat: usize) {
+        let Some(mode) = self.mode else { return };
+        if self.game.auto_wys {
+            self.declared[seat] = best_set(&self.game, mode, self.hands[seat]);
+        }
+        self.committed[seat] = true;
+        // Most seats declare nothing: skip the search over their (empty) set.
+        let mine = if self.declared[seat].is_empty() {
+            None
+        } else {
+            self.declared[seat].best(&self.game, mode)
+        };
+        let ann = announce(self.best_wys.map(|b| b.1), mine);
+        if ann.best {
+            self.best_wys = mine.map(|m| (seat as u8, m));
+        }
+        self.announcements[seat] = ann;
+    }
+
+    /// After the first trick: the team with the best Wys scores all its members' Wys and
+    /// shows their cards.
+    pub(super) fn resolve_wys(&mut self) {
+        let Some((seat, _)) = self.best_wys else {
+            return;
+        };
+        let team = usize::from(seat & 1);
+        self.wys_winner = Some(team as u8);
+        let pts =
+            self.declared[team].points(&self.game) + self.declared[team + 2].points(&self.game);
+        self.revealed = self.declared[team].cards() | self.declared[team + 2].cards();
+        self.wys_points[team] = pts;
+        self.credit(team, pts);
+    }
+
+    /// Why a Wys action of `seat` is not legal now (assumes it is not).
+    pub(super) fn wys_reason(&self, seat: usize) -> String {
+        if self.trick_no > 0 || self.committed[seat] {
+            "Wys can only be declared in the first trick, before laying one's card".to_owned()
+        } else if self.game.auto_wys {
+            "Wys are declared automatically (option wys = auto)".to_owned()
+        } else {
+            "this Wys is not in the hand, overlaps a declared Wys, splits a run, or is not after the last declared Wys (quartets first, then sequences, ascending)".to_owned()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! commit; the protocol is run by [`Announcement::complete`] once both have committed.
 
 use super::sequences::{self, Announcement, Declaration};
-use super::{EqualSequenceRule, KlaberjassState, Phase};
-use crate::Suit;
+use super::{DECLARE_BASE, EqualSequenceRule, KlaberjassState, Phase};
+use crate::{Action, Suit};
 
 impl KlaberjassState {
     /// The items `seat` may still declare: runs of its hand after the last declared item.
@@ -52,5 +52,14 @@ impl KlaberjassState {
         } else {
             self.start_play();
         }
+    }
+}
+
+/// Why an announcement-phase action is not legal now (assumes it is not).
+pub(super) fn announce_reason(action: Action) -> &'static str {
+    if action >= DECLARE_BASE {
+        "this run is not a maximal sequence of the hand, is already declared, or is not after the last declared item (declare in ascending item order)"
+    } else {
+        "sequences are being announced: `declare run …` or `announce` (§8.4)"
     }
 }

@@ -1,9 +1,9 @@
-//! The deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
+//! The state before the first deal, the deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
 //! drawn, the two bidding rounds, and both players' turns in each window.
 
 use super::{
-    DealResult, EXCHANGE, KlaberjassState, NAME_BASE, Outcome, PASS, Phase, TAKE, action_card,
-    card_action, pack_cards,
+    Announcement, DealResult, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP,
+    NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, play,
 };
 use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
 
@@ -19,6 +19,57 @@ pub(crate) enum Target {
 }
 
 impl KlaberjassState {
+    /// The state before the first deal (or the cut for the first dealer).
+    pub(super) fn new(game: KlaberjassGame) -> KlaberjassState {
+        let placeholder = Card::new(Rank::Seven, Suit::Clubs);
+        KlaberjassState {
+            game,
+            phase: if game.first_dealer.is_some() {
+                Phase::Deal
+            } else {
+                Phase::Cut
+            },
+            deal_no: 0,
+            dealer: game.first_dealer.unwrap_or(0),
+            to_act: 0,
+            dealt: 0,
+            undealt: play::PACK,
+            hands: [CardSet::EMPTY; 2],
+            dealt_hands: [CardSet::EMPTY; 2],
+            turn_up: None,
+            first_turn_up: None,
+            bottom: None,
+            bids: [0; 4],
+            num_bids: 0,
+            trump: None,
+            maker: 0,
+            exchanged: None,
+            items: [0; 2],
+            declarations: [Declaration::default(); 2],
+            announcement: Announcement::default(),
+            shown: CardSet::EMPTY,
+            seq_points: [0; 2],
+            bella_open: [false; 2],
+            bella: [false; 2],
+            tricks: [[placeholder; 2]; 9],
+            leaders: [0; 9],
+            winners: [0; 9],
+            trick_no: 0,
+            trick_len: 0,
+            played_by: [CardSet::EMPTY; 2],
+            card_points: [0; 2],
+            tricks_won: [0; 2],
+            scores: [0; 2],
+            held_over: 0,
+            winner: None,
+            drawn: false,
+            last_deal: None,
+            log: [0; LOG_CAP],
+            log_len: 0,
+            past: None,
+        }
+    }
+
     /// Where the `k`-th card drawn in a deal goes (§5).
     pub(crate) fn target(&self, k: u8) -> Target {
         let elder = usize::from(1 - self.dealer);
@@ -214,5 +265,32 @@ impl KlaberjassState {
             return;
         }
         self.next_deal(1 - self.dealer);
+    }
+    /// Why a bid is not legal now (assumes it is not).
+    pub(super) fn bid_reason(&self, action: Action) -> String {
+        if self.phase == Phase::BidTurnUp {
+            "bidding round 1: only `take` (the turn-up's suit) or `pass` (§6)".to_owned()
+        } else if action == TAKE {
+            "bidding round 2: the turn-up's suit can no longer be taken; name another suit or pass (§6)".to_owned()
+        } else if (NAME_BASE..EXCHANGE).contains(&action) {
+            "bidding round 2: the turn-up's suit cannot be named (§6)".to_owned()
+        } else {
+            "bidding round 2: name a suit other than the turn-up's, or pass (§6)".to_owned()
+        }
+    }
+
+    /// Why an action in an exchange window is not legal now (assumes it is not).
+    pub(super) fn window_reason(&self, action: Action) -> String {
+        if action == EXCHANGE {
+            if self.exchanged.is_some() {
+                "the trump 7 has already been exchanged (at most once, §7)".to_owned()
+            } else {
+                format!("seat {} does not hold the trump 7 (§7)", self.to_act)
+            }
+        } else if self.phase == Phase::Exchange1 {
+            "exchange window 1: `wait` or, holding the trump 7, `exchange` (§7)".to_owned()
+        } else {
+            "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
+        }
     }
 }

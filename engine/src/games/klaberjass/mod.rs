@@ -56,6 +56,11 @@
 //! Chance outcomes are card ids `0..32` (`deal JH to 1`, `turn up KH`, `turn bottom 7C`); at
 //! the cut, `0` or `1` (`seat 0 deals first`).
 //!
+//! **Scores in views:** `scores` are the cumulative scores. With `scope = deal`, at the end of
+//! the one deal they hold the points that deal added (§11), as after the first deal of a
+//! match; 0 each after an annulled deal or a `hang` tie (then `held_over` shows the points
+//! set aside) (§12).
+//!
 //! **Returns** (§12): 0 until terminal. `scope = match`: winner +1, loser −1 (0 each for a
 //! draw). `scope = deal`: terminal after one deal; each player gets the points he added in
 //! the deal minus the points his opponent added (0 each after an annulled deal or a `hang`
@@ -72,9 +77,9 @@ mod play;
 mod resample;
 pub mod scoring;
 pub mod sequences;
+mod text;
 mod view;
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -85,10 +90,12 @@ pub use view::KlaberjassView;
 
 pub(crate) use deal::Target;
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
+pub(crate) use play::pack_cards;
+pub use play::{action_card, card_action, card_value};
+pub use scoring::{DealResult, Outcome};
 
 use crate::{
-    Action, ActionSet, Card, CardSet, Error, Player, Rank, Rng, Scope, SeatValues, State, Suit,
-    Viewer,
+    Action, ActionSet, Card, CardSet, Error, Player, Rng, Scope, SeatValues, State, Suit, Viewer,
 };
 
 /// Number of player action ids.
@@ -109,36 +116,6 @@ pub const KEEP: Action = 40;
 pub const ANNOUNCE: Action = 41;
 /// First `declare run` id.
 pub const DECLARE_BASE: Action = 42;
-
-/// The card action (and deal outcome) id of `card` (a card of the 32-card pack).
-#[must_use]
-pub const fn card_action(card: Card) -> Action {
-    let b = card.to_u8();
-    (b >> 4) as Action * 8 + (b & 15) as Action - 5
-}
-
-/// The card of a card action id (`0..32`).
-#[must_use]
-pub fn action_card(action: Action) -> Option<Card> {
-    if action < 32 {
-        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
-    } else {
-        None
-    }
-}
-
-/// Card points of `cards` with `trump` as the trump suit (§3.3).
-#[must_use]
-pub fn card_value(trump: Suit, cards: CardSet) -> u32 {
-    play::set_points(trump, cards)
-}
-
-/// The card action ids of `cards` as a 32-bit word (four 8-bit lanes, ranks 7..A).
-#[inline]
-pub(crate) fn pack_cards(cards: CardSet) -> u64 {
-    let b = cards.bits() >> 5;
-    (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
-}
 
 /// Where a deal stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -180,35 +157,6 @@ impl Phase {
         Phase::Play,
         Phase::Over,
     ];
-}
-
-/// How a deal ended (§11).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Both players passed twice: no score.
-    Annulled,
-    /// `Tm > To`.
-    MakerWins,
-    /// `Tm = To`.
-    Tie,
-    /// `Tm < To` (bête).
-    Bete,
-}
-
-/// The result of a finished deal.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct DealResult {
-    /// How it ended.
-    pub outcome: Outcome,
-    /// The maker (none for an annulled deal).
-    pub maker: Option<usize>,
-    /// Deal totals `T` per seat (sequences, Bella, cards, last trick).
-    pub totals: [u32; 2],
-    /// Points each seat added by the table of §11.
-    pub added: [u32; 2],
-    /// Held-over points (`maker_tie_rule = hang`) awarded after this deal: (seat, points).
-    pub held_over_awarded: Option<(usize, u32)>,
 }
 
 /// Capacity of the per-deal action log: 20 cards dealt, 4 bids, 4 window actions, 2 × 3
@@ -270,56 +218,6 @@ pub struct KlaberjassState {
 }
 
 impl KlaberjassState {
-    fn new(game: KlaberjassGame) -> KlaberjassState {
-        let placeholder = Card::new(Rank::Seven, Suit::Clubs);
-        KlaberjassState {
-            game,
-            phase: if game.first_dealer.is_some() {
-                Phase::Deal
-            } else {
-                Phase::Cut
-            },
-            deal_no: 0,
-            dealer: game.first_dealer.unwrap_or(0),
-            to_act: 0,
-            dealt: 0,
-            undealt: play::PACK,
-            hands: [CardSet::EMPTY; 2],
-            dealt_hands: [CardSet::EMPTY; 2],
-            turn_up: None,
-            first_turn_up: None,
-            bottom: None,
-            bids: [0; 4],
-            num_bids: 0,
-            trump: None,
-            maker: 0,
-            exchanged: None,
-            items: [0; 2],
-            declarations: [Declaration::default(); 2],
-            announcement: Announcement::default(),
-            shown: CardSet::EMPTY,
-            seq_points: [0; 2],
-            bella_open: [false; 2],
-            bella: [false; 2],
-            tricks: [[placeholder; 2]; 9],
-            leaders: [0; 9],
-            winners: [0; 9],
-            trick_no: 0,
-            trick_len: 0,
-            played_by: [CardSet::EMPTY; 2],
-            card_points: [0; 2],
-            tricks_won: [0; 2],
-            scores: [0; 2],
-            held_over: 0,
-            winner: None,
-            drawn: false,
-            last_deal: None,
-            log: [0; LOG_CAP],
-            log_len: 0,
-            past: None,
-        }
-    }
-
     /// The phase of the current deal.
     #[must_use]
     pub fn phase(&self) -> Phase {
@@ -428,20 +326,7 @@ impl KlaberjassState {
         self.played_by[seat & 1]
     }
 
-    /// Deal totals `T` so far per seat (§11): sequences, Bella, cards, last trick.
-    #[must_use]
-    pub fn deal_totals(&self) -> [u32; 2] {
-        let mut t = [0; 2];
-        for (s, slot) in t.iter_mut().enumerate() {
-            *slot = self.seq_points[s] + 20 * u32::from(self.bella[s]) + self.card_points[s];
-        }
-        if self.trick_no == 9 {
-            t[usize::from(self.winners[8])] += self.game.last_trick_bonus;
-        }
-        t
-    }
-
-    /// Cumulative scores.
+    /// Cumulative scores (with `scope = deal`, at the end: the points the deal added).
     #[must_use]
     pub fn scores(&self) -> [u32; 2] {
         self.scores
@@ -471,23 +356,6 @@ impl KlaberjassState {
         self.drawn
     }
 
-    /// Cards that `seat` knows its opponent holds now: the turn-up he took by an exchange and
-    /// his shown sequences, not yet played.
-    #[must_use]
-    pub fn known_cards_of(&self, seat: usize) -> CardSet {
-        let seat = seat & 1;
-        let mut known = CardSet::EMPTY;
-        if let (Some((s, _)), Some(t)) = (self.exchanged, self.first_turn_up) {
-            if usize::from(s) == seat {
-                known.insert(t);
-            }
-        }
-        if self.announcement.winner == Some(seat as u8) {
-            known |= self.shown;
-        }
-        known & self.hands[seat]
-    }
-
     fn trick(&self) -> &[Card] {
         &self.tricks[usize::from(self.trick_no.min(8))][..usize::from(self.trick_len)]
     }
@@ -503,7 +371,6 @@ impl KlaberjassState {
 
     /// Why `action` is not legal now (assumes it is not).
     fn illegal_reason(&self, action: Action) -> String {
-        let seat = usize::from(self.to_act);
         match self.phase {
             Phase::Cut => {
                 "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
@@ -514,68 +381,10 @@ impl KlaberjassState {
                 self.undealt.len()
             ),
             Phase::Over => "the game is over".to_owned(),
-            Phase::BidTurnUp => {
-                "bidding round 1: only `take` (the turn-up's suit) or `pass` (§6)".to_owned()
-            }
-            Phase::BidOtherSuit => {
-                if action == TAKE {
-                    "bidding round 2: the turn-up's suit can no longer be taken; name another suit or pass (§6)".to_owned()
-                } else if (NAME_BASE..EXCHANGE).contains(&action) {
-                    "bidding round 2: the turn-up's suit cannot be named (§6)".to_owned()
-                } else {
-                    "bidding round 2: name a suit other than the turn-up's, or pass (§6)".to_owned()
-                }
-            }
-            Phase::Exchange1 | Phase::Exchange2 => {
-                if action == EXCHANGE {
-                    if self.exchanged.is_some() {
-                        "the trump 7 has already been exchanged (at most once, §7)".to_owned()
-                    } else {
-                        format!("seat {seat} does not hold the trump 7 (§7)")
-                    }
-                } else if self.phase == Phase::Exchange1 {
-                    "exchange window 1: `wait` or, holding the trump 7, `exchange` (§7)".to_owned()
-                } else {
-                    "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
-                }
-            }
-            Phase::Announce => {
-                if action >= DECLARE_BASE {
-                    "this run is not a maximal sequence of the hand, is already declared, or is not after the last declared item (declare in ascending item order)".to_owned()
-                } else {
-                    "sequences are being announced: `declare run …` or `announce` (§8.4)".to_owned()
-                }
-            }
-            Phase::Play => {
-                let Some(card) = action_card(action) else {
-                    return "cards are being played: only card actions are legal (§10)".to_owned();
-                };
-                if !self.hands[seat].contains(card) {
-                    return format!("seat {seat} does not hold {card}");
-                }
-                let lead = self.tricks[usize::from(self.trick_no)][0];
-                let trump = self.trump.unwrap_or(Suit::Clubs);
-                let hand = self.hands[seat];
-                if lead.suit() == trump {
-                    if card.suit() == trump {
-                        format!(
-                            "trump was led: a trump higher than {lead} must be played while holding one (§10)"
-                        )
-                    } else {
-                        "trump was led: a trump must be played while holding one (§10)".to_owned()
-                    }
-                } else if !hand.of_suit(lead.suit()).is_empty() {
-                    format!(
-                        "must follow suit ({}) while holding it; trumping is not allowed then (§10)",
-                        lead.suit().name()
-                    )
-                } else {
-                    format!(
-                        "void in {}: a trump must be played while holding one (§10)",
-                        lead.suit().name()
-                    )
-                }
-            }
+            Phase::BidTurnUp | Phase::BidOtherSuit => self.bid_reason(action),
+            Phase::Exchange1 | Phase::Exchange2 => self.window_reason(action),
+            Phase::Announce => announce::announce_reason(action).to_owned(),
+            Phase::Play => self.play_reason(action),
         }
     }
 }
@@ -758,7 +567,7 @@ impl State for KlaberjassState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
@@ -774,7 +583,7 @@ impl State for KlaberjassState {
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(self, text)
+        text::parse_action(self, text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -782,7 +591,7 @@ impl State for KlaberjassState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<KlaberjassView, Error> {
@@ -853,42 +662,5 @@ impl State for KlaberjassState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
-    }
-}
-
-impl fmt::Display for KlaberjassState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "klaberjass deal {} dealer {} {:?}",
-            self.deal_no + 1,
-            self.dealer,
-            self.phase
-        )?;
-        if let Some(t) = self.trump {
-            write!(f, " trump {} maker {}", t.name(), self.maker)?;
-        }
-        writeln!(f, " scores {}:{}", self.scores[0], self.scores[1])?;
-        if let Some(up) = self.turn_up {
-            write!(f, "  turn-up {up}")?;
-        }
-        if let Some(b) = self.bottom {
-            write!(f, " bottom {b}")?;
-        }
-        writeln!(f)?;
-        for s in 0..2 {
-            writeln!(f, "  seat {s}: {}", self.hands[s])?;
-        }
-        if self.phase == Phase::Play {
-            let trick: Vec<String> = self.trick().iter().map(ToString::to_string).collect();
-            write!(
-                f,
-                "  trick {}: [{}] to act: {}",
-                self.trick_no + 1,
-                trick.join(" "),
-                self.to_act
-            )?;
-        }
-        Ok(())
     }
 }

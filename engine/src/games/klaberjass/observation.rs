@@ -85,21 +85,23 @@ const PACK_POINTS: u32 = 152;
 
 /// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
 ///
-/// Scores: in `scope = deal` they stay 0. In a match a deal adds at most `T` (both players'
-/// deal totals: card points, the last trick, one player's sequences, Bella) to one score; a
-/// deal starts only while both scores are below the target or tie at or above it, and a deal
-/// after such a tie leaves the scores unequal unless it is annulled or (`hang`) tied, which
-/// add nothing: so a score stays below `target + 2T`. With `maker_tie_rule = hang` tied
-/// deals can follow each other without bound, each setting more points aside: the held-over
-/// points, and the score that finally receives them, have no finite bound (`f32::MAX`).
+/// Scores: a deal adds at most `T` (both players' deal totals: card points, the last trick,
+/// one player's sequences, Bella) to one score; in `scope = deal` the one deal's addition is
+/// the score. In a match a deal starts only while both scores are below the target or tie at
+/// or above it, and a deal after such a tie leaves the scores unequal unless it is annulled or
+/// (`hang`) tied, which add nothing: so a score stays below `target + 2T`. With
+/// `maker_tie_rule = hang` tied deals can follow each other without bound, each setting more
+/// points aside: the held-over points, and the score that finally receives them, have no
+/// finite bound (`f32::MAX`). Without `hang` nothing is ever held over; that slice is still
+/// given the bound of one deal, `T`, so that no slice has equal bounds (Gymnasium warns on a
+/// `Box` whose low and high are equal).
 pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
     let target = game.target_score as f32;
     let deal_total = (PACK_POINTS + game.last_trick_bonus + MAX_SEQUENCE_POINTS + 20) as f32;
     let hang = game.maker_tie_rule == MakerTieRule::Hang;
     let (scores, held_over) = match (game.scope, hang) {
-        (Scope::Deal, false) => (0.0, 0.0),
-        (Scope::Deal, true) => (0.0, deal_total / target),
-        (Scope::Match, false) => ((target + 2.0 * deal_total) / target, 0.0),
+        (Scope::Deal, _) => (deal_total / target, deal_total / target),
+        (Scope::Match, false) => ((target + 2.0 * deal_total) / target, deal_total / target),
         (Scope::Match, true) => (f32::MAX, f32::MAX),
     };
     let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
@@ -299,7 +301,7 @@ pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
             "scores",
             SCORES,
             &[2],
-            "cumulative scores per relative seat / target_score (0 with scope = deal)",
+            "cumulative scores per relative seat / target_score (scope = deal: the deal's points at its end)",
             scores,
         ),
         s(

@@ -1,10 +1,41 @@
-//! Trick play (§3, §10): rank orders, card points, the legal replies and the trick winner.
+//! Trick play (§3, §10): card ids, rank orders, card points, the legal replies and the trick
+//! winner.
 
-use super::{KlaberjassState, Phase, pack_cards};
-use crate::{Card, CardSet, Rank, Suit};
+use super::{KlaberjassState, Phase};
+use crate::{Action, Card, CardSet, Rank, Suit};
 
 /// The 32-card pack (A–7 in four suits).
 pub(crate) const PACK: CardSet = crate::Pack::Piquet32.cards();
+
+/// The card action (and deal outcome) id of `card` (a card of the 32-card pack).
+#[must_use]
+pub const fn card_action(card: Card) -> Action {
+    let b = card.to_u8();
+    (b >> 4) as Action * 8 + (b & 15) as Action - 5
+}
+
+/// The card of a card action id (`0..32`).
+#[must_use]
+pub fn action_card(action: Action) -> Option<Card> {
+    if action < 32 {
+        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
+    } else {
+        None
+    }
+}
+
+/// Card points of `cards` with `trump` as the trump suit (§3.3).
+#[must_use]
+pub fn card_value(trump: Suit, cards: CardSet) -> u32 {
+    set_points(trump, cards)
+}
+
+/// The card action ids of `cards` as a 32-bit word (four 8-bit lanes, ranks 7..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
+    let b = cards.bits() >> 5;
+    (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
+}
 
 /// Trump order J, 9, A, 10, K, Q, 8, 7 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
@@ -229,6 +260,39 @@ impl KlaberjassState {
             self.hands[usize::from(self.to_act)],
             lead,
         ))
+    }
+
+    /// Why a card is not legal now (assumes it is not).
+    pub(super) fn play_reason(&self, action: Action) -> String {
+        let seat = usize::from(self.to_act);
+        let Some(card) = action_card(action) else {
+            return "cards are being played: only card actions are legal (§10)".to_owned();
+        };
+        if !self.hands[seat].contains(card) {
+            return format!("seat {seat} does not hold {card}");
+        }
+        let lead = self.tricks[usize::from(self.trick_no)][0];
+        let trump = self.trump.unwrap_or(Suit::Clubs);
+        let hand = self.hands[seat];
+        if lead.suit() == trump {
+            if card.suit() == trump {
+                format!(
+                    "trump was led: a trump higher than {lead} must be played while holding one (§10)"
+                )
+            } else {
+                "trump was led: a trump must be played while holding one (§10)".to_owned()
+            }
+        } else if !hand.of_suit(lead.suit()).is_empty() {
+            format!(
+                "must follow suit ({}) while holding it; trumping is not allowed then (§10)",
+                lead.suit().name()
+            )
+        } else {
+            format!(
+                "void in {}: a trump must be played while holding one (§10)",
+                lead.suit().name()
+            )
+        }
     }
 }
 

@@ -3,10 +3,39 @@
 
 use std::sync::Arc;
 
-use super::{
-    DealResult, DealerRotation, GameTieRule, KlaberjassState, MakerTieRule, Outcome, Phase,
-};
+use serde::Serialize;
+
+use super::{DealerRotation, GameTieRule, KlaberjassState, MakerTieRule, Phase};
 use crate::Scope;
+
+/// How a deal ended (§11).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Both players passed twice: no score.
+    Annulled,
+    /// `Tm > To`.
+    MakerWins,
+    /// `Tm = To`.
+    Tie,
+    /// `Tm < To` (bête).
+    Bete,
+}
+
+/// The result of a finished deal.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DealResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The maker (none for an annulled deal).
+    pub maker: Option<usize>,
+    /// Deal totals `T` per seat (sequences, Bella, cards, last trick).
+    pub totals: [u32; 2],
+    /// Points each seat added by the table of §11.
+    pub added: [u32; 2],
+    /// Held-over points (`maker_tie_rule = hang`) awarded after this deal: (seat, points).
+    pub held_over_awarded: Option<(usize, u32)>,
+}
 
 /// The §11 table: from the maker and the deal totals `T`, the outcome, the points each seat
 /// adds, and the points set aside by `maker_tie_rule = hang` (0 otherwise).
@@ -80,6 +109,19 @@ pub fn next_dealer(dealer: usize, added: Option<[u32; 2]>, rotation: DealerRotat
 }
 
 impl KlaberjassState {
+    /// Deal totals `T` so far per seat (§11): sequences, Bella, cards, last trick.
+    #[must_use]
+    pub fn deal_totals(&self) -> [u32; 2] {
+        let mut t = [0; 2];
+        for (s, slot) in t.iter_mut().enumerate() {
+            *slot = self.seq_points[s] + 20 * u32::from(self.bella[s]) + self.card_points[s];
+        }
+        if self.trick_no == 9 {
+            t[usize::from(self.winners[8])] += self.game.last_trick_bonus;
+        }
+        t
+    }
+
     /// §11 scoring, then §12.
     pub(super) fn finish_deal(&mut self) {
         let totals = self.deal_totals();
@@ -98,12 +140,13 @@ impl KlaberjassState {
             added,
             held_over_awarded: awarded,
         });
+        self.scores[0] += added[0];
+        self.scores[1] += added[1];
         if self.game.scope == Scope::Deal {
+            // The view's scores then hold what the deal added, as after a match's first deal.
             self.phase = Phase::Over;
             return;
         }
-        self.scores[0] += added[0];
-        self.scores[1] += added[1];
         if let Some((s, pts)) = awarded {
             self.scores[s] += pts;
             self.held_over = 0;

@@ -4,18 +4,18 @@
 
 use cardhouse_server::tls::TlsFiles;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
-use tonic::transport::{Certificate, ClientTlsConfig};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
 /// A throwaway CA and a server certificate for `localhost` and 127.0.0.1, as PEM files in a
 /// temporary directory (removed when this is dropped).
-pub struct BenchTls {
+pub(crate) struct BenchTls {
     _dir: tempfile::TempDir,
-    pub files: TlsFiles,
+    pub(crate) files: TlsFiles,
     ca_pem: String,
 }
 
 impl BenchTls {
-    pub fn new() -> Result<BenchTls, String> {
+    pub(crate) fn new() -> Result<BenchTls, String> {
         let err = |e: rcgen::Error| format!("making the bench's TLS certificate: {e}");
         let ca_key = KeyPair::generate().map_err(err)?;
         let mut ca = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
@@ -45,9 +45,31 @@ impl BenchTls {
     }
 
     /// What a client needs to trust the server.
-    pub fn client(&self) -> ClientTlsConfig {
+    fn client(&self) -> ClientTlsConfig {
         ClientTlsConfig::new()
             .ca_certificate(Certificate::from_pem(&self.ca_pem))
             .domain_name("localhost")
     }
+}
+
+/// `n` TLS connections to the server at `addr` (which serves `tls`'s certificate).
+pub(crate) async fn tls_channels(
+    addr: std::net::SocketAddr,
+    tls: &BenchTls,
+    n: usize,
+) -> Vec<Channel> {
+    let mut out = Vec::new();
+    for _ in 0..n.max(1) {
+        out.push(
+            Channel::from_shared(format!("https://{addr}"))
+                .expect("valid uri")
+                .tls_config(tls.client())
+                .expect("client TLS")
+                .tcp_nodelay(true)
+                .connect()
+                .await
+                .expect("loopback TLS connect"),
+        );
+    }
+    out
 }

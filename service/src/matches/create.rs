@@ -1,0 +1,192 @@
+//! `CreateMatch`: the request checked, the seats' tokens made (and stored only as hashes),
+//! the first chance and bot moves played, and the match stored before it is acknowledged.
+
+use std::sync::Arc;
+
+use cardhouse::AnyGame;
+
+use crate::auth::hash_token;
+use crate::convert::{game_info, options_from_pb};
+use crate::error::{ApiError, guard};
+use crate::matches::bots::{Chunk, advance, enforce_length, seat_bots};
+use crate::matches::commit::writable;
+use crate::matches::driver::drive;
+use crate::matches::hub::Hub;
+use crate::matches::limits::AllBotMatches;
+use crate::matches::model::{Live, Match, Meta, Moves, seat_kind};
+use crate::matches::stored::stored;
+use crate::matches::views::{Role, match_view};
+use crate::pb;
+use crate::store::StoreError;
+
+/// Creates a match (the caller checked the create credential; `operator`: the request
+/// carries the operator credential).
+///
+/// # Errors
+/// A bad game, option, seat list or bot budget (`INVALID_ARGUMENT`), an all-bot match where
+/// the server does not allow one (`PERMISSION_DENIED`), the match limit
+/// (`RESOURCE_EXHAUSTED`), or a store that failed.
+pub(super) async fn create(
+    hub: &Arc<Hub>,
+    req: pb::CreateMatchRequest,
+    operator: bool,
+) -> Result<pb::CreateMatchResponse, ApiError> {
+    writable(&hub.store)?;
+    let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
+    let n = game.num_players();
+    let seats: Vec<pb::SeatKind> = if req.seats.is_empty() {
+        vec![pb::SeatKind::Human; n]
+    } else {
+        if req.seats.len() != n {
+            return Err(ApiError::InvalidArgument(format!(
+                "`seats` has {} entries; {} has {n} seats (or leave it empty for all human)",
+                req.seats.len(),
+                game.name()
+            )));
+        }
+        req.seats
+            .iter()
+            .map(|&k| match seat_kind(k) {
+                pb::SeatKind::Unspecified => Err(ApiError::InvalidArgument(format!(
+                    "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
+                     SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
+                ))),
+                kind => Ok(kind),
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let max_iterations = hub.limits.max_ismcts_iterations;
+    let ismcts_iterations = match req.ismcts_iterations {
+        None => 0,
+        Some(n) if (1..=max_iterations).contains(&n) => n,
+        Some(n) => {
+            return Err(ApiError::InvalidArgument(format!(
+                "`ismcts_iterations` {n} is out of range: this server allows 1 to \
+                 {max_iterations} (or leave it unset for the game's default, {})",
+                game.default_ismcts_iterations().min(max_iterations)
+            )));
+        }
+    };
+    if !seats.contains(&pb::SeatKind::Human) {
+        match hub.limits.all_bot_matches {
+            AllBotMatches::Allow => {}
+            AllBotMatches::Operator if operator => {}
+            AllBotMatches::Operator => {
+                return Err(ApiError::PermissionDenied(
+                    "a match whose every seat is a bot needs the operator credential on this \
+                     server (`authorization: Bearer <operator token>`); give at least one \
+                     seat to a human",
+                ));
+            }
+            AllBotMatches::Deny => {
+                return Err(ApiError::PermissionDenied(
+                    "this server does not create matches whose every seat is a bot; give at \
+                     least one seat to a human",
+                ));
+            }
+        }
+    }
+    let reservation = hub.admission.reserve()?;
+    let seed = match req.seed {
+        Some(s) => s,
+        None => random_u64()?,
+    };
+    let seat_tokens = seats
+        .iter()
+        .map(|k| match k {
+            pb::SeatKind::Human => random_hex().map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let owner_token = random_hex()?;
+    let spectator_token = random_hex()?;
+    let meta = Arc::new(Meta {
+        id: random_hex()?,
+        game: game_info(&game),
+        seed,
+        bots: seat_bots(&seats, &game, ismcts_iterations, max_iterations),
+        ismcts_iterations,
+        seats,
+        seat_tokens: seat_tokens
+            .iter()
+            .map(|t| t.as_deref().map(hash_token))
+            .collect(),
+        owner_token: hash_token(&owner_token),
+        spectator_token: hash_token(&spectator_token),
+    });
+    let mut live = Live {
+        state: game.new_initial_state(),
+        status: pb::MatchStatus::Active,
+        resigned_seat: None,
+        known: vec![0; n + 1],
+        ended_at_ms: 0,
+    };
+    let max_total = hub.limits.max_match_actions;
+    let mut moves = Moves::new(false);
+    let more = guard(|| {
+        let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
+        Ok(advance(&meta, &mut live, &mut moves, &mut chunk))
+    })?;
+    let capped = enforce_length(&mut live, &mut moves, max_total);
+    let more = more && !capped;
+    let created = hub.store.submit_create(
+        &stored(&meta, &live),
+        live.state.move_number() as u64,
+        more,
+        hub.limits.max_matches,
+    );
+    match match created {
+        Ok(ack) => ack.wait().await,
+        Err(e) => Err(e),
+    } {
+        Ok(()) => {}
+        Err(StoreError::Full) => return Err(hub.admission.full()),
+        Err(e) => {
+            tracing::error!(match_id = %meta.id, error = %e, "storing a new match failed");
+            return Err(if hub.store.is_shared() {
+                ApiError::StoreUnavailable
+            } else {
+                ApiError::StoreFailed
+            });
+        }
+    }
+    let view = match_view(&meta, &live, Role::Spectator)?;
+    let response = pb::CreateMatchResponse {
+        match_id: meta.id.clone(),
+        seat_tokens: seat_tokens
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, t)| {
+                t.as_ref().map(|t| pb::SeatToken {
+                    seat: Some(seat as u32),
+                    token: t.clone(),
+                })
+            })
+            .collect(),
+        owner_token,
+        spectator_token,
+        seed,
+        view: Some(view),
+    };
+    tracing::info!(match_id = %meta.id, game = %meta.game.name, "match created");
+    hub.cache
+        .insert(meta.id.clone(), Match::new(Arc::clone(&meta), live, more))?;
+    reservation.keep();
+    if more {
+        drive(hub, meta.id.clone());
+    }
+    Ok(response)
+}
+
+/// 128 random bits from the OS, as 32 hex digits.
+fn random_hex() -> Result<String, ApiError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("OS randomness: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+fn random_u64() -> Result<u64, ApiError> {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("OS randomness: {e}")))?;
+    Ok(u64::from_le_bytes(b))
+}

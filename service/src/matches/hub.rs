@@ -1,0 +1,22 @@
+//! The shared state every request of the Matches service works on ([`Hub`]): the cache, the
+//! admission count, the store, the bot workers, the limits and the shutdown signal.
+
+use tokio::sync::watch;
+
+use crate::matches::admission::Admission;
+use crate::matches::cache::Cache;
+use crate::matches::limits::MatchLimits;
+use crate::matches::pool::BotPool;
+use crate::store::Store;
+
+/// The shared state of the Matches service.
+#[derive(Debug)]
+pub(super) struct Hub {
+    pub(super) cache: Cache,
+    pub(super) admission: Admission,
+    pub(super) store: Store,
+    pub(super) pool: BotPool,
+    pub(super) limits: MatchLimits,
+    /// Becomes true when the server shuts down (Watch streams end).
+    pub(super) shutdown: watch::Receiver<bool>,
+}

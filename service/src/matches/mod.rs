@@ -1,0 +1,66 @@
+//! `cardhouse.v1.Matches`: server-held matches with per-seat bearer tokens.
+//!
+//! Each match lives in memory behind its own async mutex; every change is made on a copy,
+//! stored durably, and only then swapped in, broadcast to watchers and acknowledged. A
+//! failed or rejected request leaves the match exactly as it was. The store is seen only
+//! through its contract ([`crate::store`]): this module never names a backend.
+//!
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | the request files |
+//! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `play`, `records` |
+//! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention` |
+//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `views` |
+//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views` |
+//! | `records.rs` | `GetRecord` | `views` |
+//! | `watch.rs` | `Watch`: each stream's task and its events | `views` |
+//! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `commit`, `pool` |
+//! | `pool.rs` | the bot worker threads, one job per match in turn | — |
+//! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `play::finish` |
+//! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver` |
+//! | `hub.rs` | the state every request shares | `cache`, `admission` |
+//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `stored`, the store |
+//! | `admission.rs` | the match limit, reserved before creation | — |
+//! | `commit.rs` | a change stored, then applied in memory and broadcast | `stored`, the store |
+//! | `views.rs` | redaction: roles, views, texts and events for each viewer | `model` |
+//! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model` |
+//! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `bots` |
+//! | `model.rs` | the match in memory, moves, move numbers | — |
+//! | `limits.rs` | the service's limits (the server's flags) | — |
+//!
+//! **Move numbers.** Each viewer (seat or spectator) has its own move number: the number of
+//! actions it knows have happened (those for which the engine's `action_to_string_for` gives
+//! it a text, plus a seat's own actions). It reveals nothing the viewer's events do not, and
+//! it grows with every action of the seat itself, so a retried or stale `Act` is always
+//! `ABORTED`, even for private actions that leave the same seat to move.
+//!
+//! **Randomness.** Chance and bot choices use the engine's reference generator seeded from
+//! (match seed, move number), so a restarted server continues exactly as it would have.
+//!
+//! **Logging.** Logs name the match, the seat and the move number, never an action's text or
+//! id (a card played is public, but a card dealt or a private declaration is not).
+
+mod admin;
+mod admission;
+mod bots;
+mod cache;
+mod commit;
+mod create;
+mod driver;
+mod handlers;
+mod hub;
+mod limits;
+mod model;
+mod play;
+mod pool;
+mod records;
+mod replicas;
+mod retention;
+mod service;
+mod stored;
+mod views;
+mod watch;
+
+pub use admin::AdminService;
+pub use limits::{AllBotMatches, MatchLimits};
+pub use service::MatchesService;

@@ -1,0 +1,242 @@
+//! What the service holds of a match: its fixed facts ([`Meta`]), its changing state
+//! ([`Live`]), the cached match ([`Match`]), and what one request applies to it ([`Moves`],
+//! broadcast to watchers as [`Change`]s), with the counting of each viewer's move number.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use cardhouse::bots::BotKind;
+use cardhouse::{Action, AnyState, Player, Viewer};
+use tokio::sync::broadcast;
+
+use crate::clock::now_ms;
+use crate::pb;
+
+/// Capacity of a match's broadcast of changes to its watchers.
+pub(super) const BROADCAST: usize = 128;
+
+/// The parts of a match that never change.
+#[derive(Debug)]
+pub(super) struct Meta {
+    pub(super) id: String,
+    pub(super) game: pb::GameInfo,
+    pub(super) seed: u64,
+    pub(super) seats: Vec<pb::SeatKind>,
+    /// The bot of each bot seat.
+    pub(super) bots: Vec<Option<BotKind>>,
+    /// IS-MCTS iterations per move as stored (0: the default).
+    pub(super) ismcts_iterations: u32,
+    pub(super) seat_tokens: Vec<Option<String>>,
+    pub(super) owner_token: String,
+    pub(super) spectator_token: String,
+}
+
+/// The parts of a match that every accepted request replaces.
+#[derive(Clone, Debug)]
+pub(super) struct Live {
+    pub(super) state: AnyState,
+    pub(super) status: pb::MatchStatus,
+    pub(super) resigned_seat: Option<u32>,
+    /// Move number per seat, then the spectator's (index `num_players`).
+    pub(super) known: Vec<u64>,
+    /// When the match ended (Unix milliseconds); 0 while active.
+    pub(super) ended_at_ms: u64,
+}
+
+/// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
+#[derive(Debug)]
+pub(super) enum Change {
+    /// Actions applied by one commit (a client's, then bots' and chance's) to `before`. Each
+    /// watcher replays them to build its own events: one entry of the broadcast per commit,
+    /// however many actions (a background chunk of bot moves holds up to
+    /// `driver::CHUNK_ACTIONS`), and one state in memory rather than one per action.
+    Actions { before: Live, actions: Vec<Action> },
+    /// The match ended early (resignation, abort, or its length limit), as `text` says.
+    Ended { after: Live, text: String },
+}
+
+/// A match as the service caches it, behind its own lock.
+#[derive(Debug)]
+pub(super) struct Match {
+    pub(super) meta: Arc<Meta>,
+    pub(super) live: Live,
+    pub(super) changes: broadcast::Sender<Arc<Change>>,
+    /// When a request last changed the match (for abandonment).
+    pub(super) touched: Instant,
+    /// A background task of this process is playing bot and chance moves.
+    pub(super) driving: bool,
+    /// Changes committed (a shared store's row version; counted alike by the embedded one).
+    pub(super) version: u64,
+    /// A shared store's write for this match failed with an unknown outcome: reload it
+    /// before serving it again.
+    pub(super) stale: bool,
+    /// When a request last used the cached match (a shared store's cache forgets idle ones).
+    pub(super) used: Instant,
+    /// Set to stop the bot thinking about this match's next move (its job then commits
+    /// nothing): a resignation or an abort sets it.
+    pub(super) thinking: Option<Arc<AtomicBool>>,
+    /// Bot work this process spent on the match: bot and chance actions played in the
+    /// background, and the time their chunks took.
+    pub(super) bot_actions: u64,
+    pub(super) bot_micros: u64,
+}
+
+impl Match {
+    /// A match as created or resumed: not yet changed through this process.
+    pub(super) fn new(meta: Arc<Meta>, live: Live, driving: bool) -> Match {
+        Match {
+            meta,
+            live,
+            changes: broadcast::channel(BROADCAST).0,
+            touched: Instant::now(),
+            driving,
+            version: 0,
+            stale: false,
+            used: Instant::now(),
+            thinking: None,
+            bot_actions: 0,
+            bot_micros: 0,
+        }
+    }
+
+    /// Stops the bot thinking about this match, if one is.
+    pub(super) fn cancel_thinking(&mut self) {
+        if let Some(flag) = self.thinking.take() {
+            flag.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether anyone watches the match (its changes are then recorded for them).
+    pub(super) fn watched(&self) -> bool {
+        self.changes.receiver_count() > 0
+    }
+}
+
+/// What one request applies to a match: the actions (what the store appends) and, only if
+/// someone watches the match, the changes to broadcast.
+#[derive(Debug, Default)]
+pub(super) struct Moves {
+    pub(super) actions: Vec<Action>,
+    pub(super) record: bool,
+    /// The match before the first action (kept only if `record`).
+    pub(super) before: Option<Live>,
+    /// Changes to broadcast after the actions' (an end by resignation or abort).
+    pub(super) changes: Vec<Change>,
+}
+
+impl Moves {
+    pub(super) fn new(record: bool) -> Moves {
+        Moves {
+            record,
+            ..Moves::default()
+        }
+    }
+
+    /// What watchers are sent: the actions as one change, then the others.
+    pub(super) fn into_changes(self) -> Vec<Change> {
+        let mut changes = Vec::with_capacity(self.changes.len() + 1);
+        if let Some(before) = self.before
+            && !self.actions.is_empty()
+        {
+            changes.push(Change::Actions {
+                before,
+                actions: self.actions,
+            });
+        }
+        changes.extend(self.changes);
+        changes
+    }
+}
+
+/// Applies `action`, counting it for every viewer that learns of it. `checked` actions come
+/// from clients and are validated (the state is unchanged on error); others (chance, bots)
+/// are legal by construction.
+pub(super) fn apply_counted(
+    live: &mut Live,
+    action: Action,
+    checked: bool,
+    moves: &mut Moves,
+) -> Result<(), cardhouse::Error> {
+    if checked {
+        live.state.check_action(action)?;
+    }
+    if moves.record && moves.before.is_none() {
+        moves.before = Some(live.clone());
+    }
+    step(live, action);
+    moves.actions.push(action);
+    Ok(())
+}
+
+/// Applies legal `action` to `live`, counting it for every viewer that learns of it.
+pub(super) fn step(live: &mut Live, action: Action) {
+    count_known(&live.state, action, &mut live.known);
+    live.state.apply_unchecked(action);
+    if live.state.is_terminal() {
+        live.status = pb::MatchStatus::Finished;
+        live.ended_at_ms = now_ms();
+    }
+}
+
+/// Adds `action` (about to be applied at `state`) to the move number of every viewer that
+/// learns of it.
+pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
+    let n = known.len() - 1;
+    let actor = state.current_player();
+    for (v, k) in known.iter_mut().enumerate() {
+        let viewer = if v == n {
+            Viewer::Spectator
+        } else {
+            Viewer::Seat(v)
+        };
+        // A seat always knows its own actions: no need to ask the engine.
+        if actor == Player::Seat(v) || state.action_visible_to(viewer, action) {
+            *k += 1;
+        }
+    }
+}
+
+/// A stored status, made consistent with the state (`terminal`).
+pub(super) fn status_of(stored: i32, terminal: bool) -> pb::MatchStatus {
+    match pb::MatchStatus::try_from(stored) {
+        Ok(pb::MatchStatus::Active | pb::MatchStatus::Unspecified) | Err(_) if terminal => {
+            pb::MatchStatus::Finished
+        }
+        Ok(pb::MatchStatus::Unspecified) | Err(_) => pb::MatchStatus::Active,
+        Ok(status) => status,
+    }
+}
+
+/// Whether bots or chance are to move in `live`.
+pub(super) fn bots_to_move(meta: &Meta, live: &Live) -> bool {
+    match live.state.current_player() {
+        Player::Chance => true,
+        Player::Seat(seat) => meta.bots.get(seat).is_some_and(Option::is_some),
+        Player::Terminal => false,
+    }
+}
+
+/// A status as the errors word it.
+pub(super) fn status_name(s: pb::MatchStatus) -> &'static str {
+    match s {
+        pb::MatchStatus::Unspecified => "unknown",
+        pb::MatchStatus::Active => "active",
+        pb::MatchStatus::Finished => "finished",
+        pb::MatchStatus::Resigned => "a seat resigned",
+        pb::MatchStatus::Aborted => "aborted",
+    }
+}
+
+/// A client's seat kind, as stored (unknown values are `Unspecified`).
+pub(super) fn seat_kind(k: i32) -> pb::SeatKind {
+    pb::SeatKind::try_from(k).unwrap_or(pb::SeatKind::Unspecified)
+}
+
+/// The event text of a match that ended early at `live` (resigned or aborted).
+pub(super) fn ended_text(live: &Live) -> String {
+    match live.resigned_seat {
+        Some(s) => format!("seat {s} resigned"),
+        None => "the match was aborted".to_owned(),
+    }
+}

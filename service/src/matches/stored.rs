@@ -1,0 +1,183 @@
+//! A match to and from its stored form: [`stored`] for writes, [`resume`] when a match is
+//! read from a store, and [`adopt`] when a shared store holds a newer version of a cached one.
+//! Both check what they read (`store::check`): a damaged match is never served, only named
+//! to the caller, which answers `DATA_LOSS`.
+
+use std::sync::Arc;
+
+use crate::clock::now_ms;
+use crate::convert::game_info;
+use crate::matches::bots::seat_bots;
+use crate::matches::model::{
+    Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
+    seat_kind, status_of,
+};
+use crate::pb;
+use crate::store::check::{check, check_header};
+use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
+
+/// The stored form of a match.
+pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
+    StoredMatch {
+        format: STORED_FORMAT,
+        id: meta.id.clone(),
+        state: live.state.to_bytes(),
+        seed: meta.seed,
+        seats: meta.seats.iter().map(|&k| k as i32).collect(),
+        seat_tokens: meta
+            .seat_tokens
+            .iter()
+            .map(|t| t.clone().unwrap_or_default())
+            .collect(),
+        owner_token: meta.owner_token.clone(),
+        spectator_token: meta.spectator_token.clone(),
+        status: live.status as i32,
+        resigned_seat: live.resigned_seat,
+        ended_at_ms: live.ended_at_ms,
+        ismcts_iterations: meta.ismcts_iterations,
+    }
+}
+
+/// A match read from a store, checked ([`check`]: a damaged one is never served) and its
+/// history replayed to recount every viewer's move number; its IS-MCTS bots held to
+/// `max_iterations` a move.
+///
+/// # Errors
+/// What is wrong with the stored match, for the operator's log (the caller answers
+/// `DATA_LOSS`).
+pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, String> {
+    let final_state = check(&s)?;
+    let game = final_state.game();
+    // Recompute every viewer's move number by replaying the history (checked already).
+    let n = game.num_players();
+    let mut known = vec![0u64; n + 1];
+    let mut state = game.new_initial_state();
+    for a in final_state.history() {
+        count_known(&state, a, &mut known);
+        state
+            .apply(a)
+            .map_err(|e| format!("the history does not replay: {e}"))?;
+    }
+    let seats: Vec<pb::SeatKind> = s.seats.iter().map(|&k| seat_kind(k)).collect();
+    let meta = Meta {
+        id: s.id,
+        game: game_info(&game),
+        seed: s.seed,
+        bots: seat_bots(&seats, &game, s.ismcts_iterations, max_iterations),
+        ismcts_iterations: s.ismcts_iterations,
+        seat_tokens: s
+            .seat_tokens
+            .into_iter()
+            .map(|t| (!t.is_empty()).then_some(t))
+            .collect(),
+        seats,
+        owner_token: s.owner_token,
+        spectator_token: s.spectator_token,
+    };
+    let terminal = state.is_terminal();
+    let live = Live {
+        status: status_of(s.status, terminal),
+        state,
+        resigned_seat: s.resigned_seat,
+        known,
+        ended_at_ms: s.ended_at_ms,
+    };
+    let driving = bots_to_move(&meta, &live);
+    let mut m = Match::new(Arc::new(meta), live, false);
+    if m.live.status == pb::MatchStatus::Active {
+        m.driving = driving;
+    } else if m.live.ended_at_ms == 0 {
+        // Ended before retention was recorded: its retention starts now.
+        m.live.ended_at_ms = now_ms();
+    }
+    Ok(m)
+}
+
+/// Whether the fixed facts of stored match `s` are those of cached `meta` (they never
+/// change; a stored header that differs was replaced by something other than a replica).
+fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
+    meta.seed == s.seed
+        && meta.ismcts_iterations == s.ismcts_iterations
+        && meta.seats.len() == s.seats.len()
+        && meta
+            .seats
+            .iter()
+            .zip(&s.seats)
+            .all(|(&a, &b)| a as i32 == b)
+        && meta.seat_tokens.len() == s.seat_tokens.len()
+        && meta
+            .seat_tokens
+            .iter()
+            .zip(&s.seat_tokens)
+            .all(|(a, b)| a.as_deref().unwrap_or("") == b)
+        && meta.owner_token == s.owner_token
+        && meta.spectator_token == s.spectator_token
+}
+
+/// Brings cached match `m` up to `loaded` (a newer version in a shared store): the new
+/// actions are applied to the cached state, so that its watchers receive each of them as
+/// on one node, followed by the end of the match if it was resigned or aborted. The stored
+/// match is checked as [`resume`] checks it; if it is damaged, `m` is left as it was.
+///
+/// # Errors
+/// What is wrong with the stored match, for the operator's log (the caller answers
+/// `DATA_LOSS`).
+pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Result<(), String> {
+    // Read without replaying: the cached state is the start of the stored one whenever its
+    // game, options and rules version are the same (a match's never change, but a replica
+    // of another release may write another rules version), and only the new actions are
+    // applied (checked).
+    let record = cardhouse::codec::Record::from_bytes(&loaded.stored.state)
+        .map_err(|e| format!("the state does not decode or replay: {e}"))?;
+    let game = m.live.state.game();
+    // Options are stored as text: compare the games they make.
+    let same_game = record.game == game.name()
+        && record.rules_version == game.rules_version()
+        && cardhouse::new_game(&record.game, &record.options).is_ok_and(|g| g == game);
+    let new = record.history;
+    let old = m.live.state.history();
+    let mut moves = Moves::new(m.watched());
+    let mut live = if same_game
+        && new.len() >= old.len()
+        && new[..old.len()] == old[..]
+        && same_meta(&m.meta, &loaded.stored)
+    {
+        let mut live = m.live.clone();
+        for &a in &new[old.len()..] {
+            apply_counted(&mut live, a, true, &mut moves)
+                .map_err(|e| format!("the state does not decode or replay: action {a}: {e}"))?;
+        }
+        check_header(&loaded.stored, &game, live.state.is_terminal())?;
+        live
+    } else {
+        // Histories only grow; a match replaced wholesale is resumed from scratch (its
+        // watchers see the next change).
+        tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
+        let resumed = resume(loaded.stored.clone(), max_iterations)?;
+        if !same_meta(&m.meta, &loaded.stored) {
+            // Tokens or seats changed: the cached facts are replaced too.
+            m.meta = resumed.meta;
+        }
+        resumed.live
+    };
+    let status = status_of(loaded.stored.status, live.state.is_terminal());
+    let ended_early = status != pb::MatchStatus::Active
+        && status != pb::MatchStatus::Finished
+        && live.status == pb::MatchStatus::Active;
+    live.status = status;
+    live.resigned_seat = loaded.stored.resigned_seat;
+    live.ended_at_ms = loaded.stored.ended_at_ms;
+    if ended_early && moves.record {
+        moves.changes.push(Change::Ended {
+            text: ended_text(&live),
+            after: live.clone(),
+        });
+    }
+    m.live = live;
+    m.version = loaded.version;
+    m.stale = false;
+    for c in moves.into_changes() {
+        let _ = m.changes.send(Arc::new(c));
+    }
+    Ok(())
+}

@@ -1,0 +1,460 @@
+//! The store contract: where matches are kept across restarts, and what every backend
+//! promises. The match service sees only this module's [`Store`]; which backend is behind it
+//! is decided once, by [`open::open`], from the server's configuration.
+//!
+//! | backend | module | kept in |
+//! |---|---|---|
+//! | memory | [`memory`] | nothing: matches end with the process (tests) |
+//! | data directory | [`local`] | a redb database and a move log, one server |
+//! | PostgreSQL | [`pg`] | a database shared by any number of replicas |
+//!
+//! # The contract every store keeps
+//!
+//! The match service writes through [`MatchStore`]: `submit_create` (a new match),
+//! `submit_change` (one accepted request: the actions it applied from a given move number,
+//! the version of the match it was made on, and the whole match for backends that want it)
+//! and `submit_delete` (retention). Whichever the backend, it promises:
+//!
+//! * a write's [`Ack`] says `Ok` only once the write is durable; the caller acknowledges
+//!   nothing before, and applies the change in memory only then;
+//! * a write is queued at once and runs to its end whether or not its request is still
+//!   waiting, so a cancelled request cannot leave a write half done or split memory from the
+//!   store;
+//! * a write whose outcome is unknown (a failed `fsync`, a connection lost mid-commit) is
+//!   never built upon: an exclusive store takes no more writes until the server restarts
+//!   and checks it ([`MatchStore::has_failed`]); a shared store's caller reloads that match
+//!   before the next change;
+//! * tokens are stored as hashes only ([`crate::auth::hash_token`]);
+//! * on open, every match is exactly as its last successful write left it; damage to the
+//!   store as a whole (a database behind its log, a torn middle of the log, a file missing
+//!   or unreadable) is reported ([`StoreError::Corrupt`], naming the file) and the server
+//!   does not start, unless the operator asked to salvage, which keeps what is consistent,
+//!   logs everything it dropped and keeps the damaged files aside; a refused start changes
+//!   no byte of any file;
+//! * **one damaged match is set aside, never fatal**: a match whose stored data fails its
+//!   checksum or is impossible ([`check::check`]) is reported in [`Opened::damaged`] (an
+//!   exclusive store, at open) or as [`StoreError::Damaged`] (a shared store, at each
+//!   load), logged with the file (or table and row) and what is wrong; the store never
+//!   changes or deletes its data (a fix by the operator makes it readable again), and the
+//!   match service answers every request for it with `DATA_LOSS`;
+//! * only a record that a crash tore while it was being written (never acknowledged) is
+//!   dropped silently, and even that is logged with the file and offset.
+//!
+//! # Exclusive and shared stores
+//!
+//! An **exclusive** store (memory, a data directory) is written by this process only: every
+//! match is read once, at open, and from then on the match service's memory is the truth
+//! for live matches. Ended matches leave that memory and are read back on demand
+//! ([`MatchStore::load_stored`]). The service sweeps itself (abandonment, retention) and
+//! deletes through [`MatchStore::submit_delete`].
+//!
+//! A **shared** store ([`MatchStore::shared`] returns its [`SharedStore`] side) is written by
+//! other replicas too. Its matches are loaded on demand and revalidated before they are
+//! served ([`SharedStore::load`]); it applies a change only if the match is still at the
+//! version it was made on ([`StoreError::Conflict`] otherwise, nothing written); it counts
+//! matches for the limit in the same statement that creates or deletes one
+//! ([`StoreError::Full`]); it sweeps itself ([`SharedStore::sweep`]); and it may tell of
+//! changes made elsewhere ([`Notice`]s).
+
+pub mod check;
+pub mod local;
+pub mod memory;
+pub mod open;
+pub mod pg;
+mod record;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+pub use record::{STORED_FORMAT, StoredMatch};
+
+/// A boxed future of a store method (the contract is used as a trait object).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why a store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The backend's database failed (its own message).
+    #[error("database: {0}")]
+    Db(String),
+    #[error("cannot create data directory {path}: {source}")]
+    Dir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the store's writer has stopped")]
+    WriterGone,
+    #[error("{what}")]
+    Failed { what: String },
+    /// Stored data that cannot be proven whole: the file (or table and row) and what is wrong.
+    #[error("{path}: {what}")]
+    Corrupt { path: PathBuf, what: String },
+    /// One match's stored data is damaged (the rest of the store is not): it is not served.
+    #[error("{0}")]
+    Damaged(Damaged),
+    /// A shared store: the match changed through another replica since it was read; nothing
+    /// was written.
+    #[error("the match changed through another replica; nothing was written")]
+    Conflict,
+    /// A shared store: the match limit is reached; nothing was written.
+    #[error("the store holds its limit of matches")]
+    Full,
+    #[error("move log {path}: {source}")]
+    Log {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Why a write was not committed, as its [`Ack`] tells.
+#[derive(Clone, Debug)]
+pub enum CommitError {
+    /// A shared store: the match is no longer at the version the change was made on (another
+    /// replica changed or deleted it). Nothing was written.
+    Conflict,
+    /// A shared store: the match limit is reached. Nothing was written.
+    Full,
+    /// The write failed; whether it reached the disk is unknown.
+    Failed(String),
+}
+
+impl From<CommitError> for StoreError {
+    fn from(e: CommitError) -> StoreError {
+        match e {
+            CommitError::Conflict => StoreError::Conflict,
+            CommitError::Full => StoreError::Full,
+            CommitError::Failed(what) => StoreError::Failed { what },
+        }
+    }
+}
+
+/// The outcome of one write.
+pub type Acked = Result<(), CommitError>;
+
+/// The outcome of a queued write, to wait for.
+#[derive(Debug)]
+pub struct Ack(Option<oneshot::Receiver<Acked>>);
+
+impl Ack {
+    /// A write that needed nothing done (a store that keeps nothing).
+    #[must_use]
+    pub fn done() -> Ack {
+        Ack(None)
+    }
+
+    /// An acknowledgement to be sent through the returned sender once the write is durable
+    /// (or failed).
+    #[must_use]
+    pub fn pending() -> (oneshot::Sender<Acked>, Ack) {
+        let (tx, rx) = oneshot::channel();
+        (tx, Ack(Some(rx)))
+    }
+
+    /// Runs `write` in a task of its own (so it completes even if the request that made it
+    /// is dropped) and acknowledges its outcome.
+    pub fn spawn(write: impl Future<Output = Acked> + Send + 'static) -> Ack {
+        let (tx, ack) = Ack::pending();
+        tokio::spawn(async move {
+            let _ = tx.send(write.await);
+        });
+        ack
+    }
+
+    /// Waits until the write is durable (or failed), without giving the acknowledgement up:
+    /// if the waiting future is dropped, the same `Ack` can still be waited for.
+    ///
+    /// # Errors
+    /// If the commit failed or the writer is gone.
+    pub async fn wait_mut(&mut self) -> Result<(), StoreError> {
+        let Some(done) = self.0.as_mut() else {
+            return Ok(());
+        };
+        let result = outcome(done.await);
+        self.0 = None;
+        result
+    }
+
+    /// Waits until the write is durable (or failed).
+    ///
+    /// # Errors
+    /// If the commit failed or the writer is gone.
+    pub async fn wait(self) -> Result<(), StoreError> {
+        match self.0 {
+            Some(done) => outcome(done.await),
+            None => Ok(()),
+        }
+    }
+}
+
+fn outcome(received: Result<Acked, oneshot::error::RecvError>) -> Result<(), StoreError> {
+    match received {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.into()),
+        Err(_) => Err(StoreError::WriterGone),
+    }
+}
+
+/// One change to a match, for [`MatchStore::submit_change`]: what each backend needs of it.
+pub struct Change<'a> {
+    pub id: &'a str,
+    /// The match's version before the change (a shared store applies the change only if it
+    /// still holds this version).
+    pub version: u64,
+    /// History index of the first new action (the match's move number before them).
+    pub from: u64,
+    /// The actions applied (none for a resignation or an abort).
+    pub actions: &'a [u32],
+    /// The match ended (or its header changed): a store that logs moves rewrites its
+    /// snapshot.
+    pub snapshot: bool,
+    /// The whole match after the change (called only by backends that need it).
+    pub stored: &'a dyn Fn() -> StoredMatch,
+    /// Bots or chance are to move after the change.
+    pub driving: bool,
+}
+
+impl std::fmt::Debug for Change<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Change")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("from", &self.from)
+            .field("actions", &self.actions.len())
+            .field("snapshot", &self.snapshot)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A match store: what the match service writes through, whichever the backend.
+pub trait MatchStore: Send + Sync + std::fmt::Debug {
+    /// True if writes outlive the process.
+    fn is_persistent(&self) -> bool;
+
+    /// True once a write's outcome became unknown in an exclusive store: it takes no more
+    /// writes until the server restarts and checks it. A shared store never fails as a
+    /// whole (a failed statement leaves the database consistent; only the match it was for
+    /// must be reloaded).
+    fn has_failed(&self) -> bool;
+
+    /// The shared side of this store, if other processes write the same matches.
+    fn shared(&self) -> Option<&dyn SharedStore> {
+        None
+    }
+
+    /// Queues the creation of match `m` (`move_number` actions in its history; `driving`:
+    /// bots or chance are to move) at once; its outcome comes from the returned [`Ack`]. A
+    /// shared store refuses it ([`StoreError::Full`]) if it holds `max_matches` already.
+    ///
+    /// # Errors
+    /// If the store's writer is gone.
+    fn submit_create(
+        &self,
+        m: &StoredMatch,
+        move_number: u64,
+        driving: bool,
+        max_matches: usize,
+    ) -> Result<Ack, StoreError>;
+
+    /// Queues `change` at once; its outcome comes from the returned [`Ack`].
+    ///
+    /// # Errors
+    /// If the store's writer is gone.
+    fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError>;
+
+    /// Queues the deletion of match `id` (its retention ended) at once.
+    ///
+    /// # Errors
+    /// If the store's writer is gone.
+    fn submit_delete(&self, id: &str) -> Result<Ack, StoreError>;
+
+    /// A stored match, read back: an exclusive store's ended matches leave the match
+    /// service's memory and are read again from here when asked for. `None` if the store
+    /// holds no such match (or keeps nothing). A shared store's matches are read through
+    /// [`SharedStore::load`] instead.
+    ///
+    /// # Errors
+    /// The backend's; stored data that does not decode ([`StoreError::Corrupt`]).
+    fn load_stored<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Result<Option<StoredMatch>, StoreError>> {
+        let _ = id;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Finishes the writes already queued and lets go of the store's files or connections;
+    /// later writes fail. Called once the server has stopped, so that the same store can be
+    /// opened again.
+    fn close(&self) -> StoreFuture<'_, ()>;
+}
+
+/// What [`SharedStore::load`] found.
+#[derive(Debug)]
+pub enum Newer {
+    /// No such match.
+    Gone,
+    /// The match is at the known version.
+    Same,
+    /// The match at another version.
+    Changed(Box<Loaded>),
+}
+
+/// A match as read from a shared store.
+#[derive(Debug)]
+pub struct Loaded {
+    pub stored: StoredMatch,
+    pub version: u64,
+    /// Where it was read (a table and row), for the log if it turns out damaged.
+    pub place: String,
+}
+
+/// A match whose stored data is damaged: set aside, never served, changed or deleted.
+#[derive(Clone, Debug)]
+pub struct Damaged {
+    pub id: String,
+    /// Where its data is: a file, or a table and row.
+    pub place: String,
+    /// What is wrong, for the operator.
+    pub what: String,
+}
+
+impl std::fmt::Display for Damaged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "match {} ({}): {}", self.id, self.place, self.what)
+    }
+}
+
+/// What opening a store found: the matches an exclusive store holds (a shared store's are
+/// loaded on demand: none), and the ones set aside as damaged.
+#[derive(Debug, Default)]
+pub struct Opened {
+    pub matches: Vec<StoredMatch>,
+    pub damaged: Vec<Damaged>,
+}
+
+/// A message of a shared store about changes made by other replicas.
+#[derive(Debug)]
+pub enum Notice {
+    /// Match `id` is now at `version`.
+    Changed { id: String, version: u64 },
+    /// Match `id` was deleted (retention).
+    Deleted { id: String },
+    /// Notices may have been missed (the store's listening connection was re-established).
+    Resync,
+}
+
+/// What one [`SharedStore::sweep`] did.
+#[derive(Debug, Default)]
+pub struct Swept {
+    /// Matches aborted as abandoned.
+    pub aborted: Vec<String>,
+    /// Ended matches deleted after their retention.
+    pub deleted: Vec<String>,
+}
+
+/// One match as [`SharedStore::list`] shows it.
+#[derive(Debug)]
+pub struct Listed {
+    pub id: String,
+    /// Game name (empty if the stored state does not say).
+    pub game: String,
+    /// `pb::SeatKind` per seat.
+    pub seats: Vec<i32>,
+    /// `pb::MatchStatus`.
+    pub status: i32,
+    /// Actions in the match's history.
+    pub actions: u64,
+    /// Bots or chance are to move.
+    pub driving: bool,
+    /// When the match ended (Unix milliseconds); 0 while active.
+    pub ended_at_ms: u64,
+}
+
+/// The side of a store that other processes write too (see the module docs).
+pub trait SharedStore: Send + Sync {
+    /// Match `id` if its version is not `known` (`None`: whatever its version), in one
+    /// round trip either way.
+    ///
+    /// # Errors
+    /// The database's; a match whose stored data does not decode ([`StoreError::Damaged`];
+    /// whatever decodes is checked by the caller, [`check::check`]).
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        known: Option<u64>,
+    ) -> StoreFuture<'a, Result<Newer, StoreError>>;
+
+    /// The versions of those of `ids` that exist.
+    ///
+    /// # Errors
+    /// The database's.
+    fn versions<'a>(
+        &'a self,
+        ids: &'a [String],
+    ) -> StoreFuture<'a, Result<Vec<(String, u64)>, StoreError>>;
+
+    /// Active matches whose bots or chance are to move and that no replica has advanced
+    /// since `before_ms` (a replica died while playing them).
+    ///
+    /// # Errors
+    /// The database's.
+    fn stalled(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>>;
+
+    /// Aborts active matches untouched since `abandoned_before` (whose bots are not
+    /// playing) and deletes ended matches that ended before `ended_before`, each once
+    /// whichever replica runs it (a bounded number a call).
+    ///
+    /// # Errors
+    /// The database's.
+    fn sweep(
+        &self,
+        now_ms: u64,
+        abandoned_before: u64,
+        ended_before: u64,
+    ) -> StoreFuture<'_, Result<Swept, StoreError>>;
+
+    /// Up to `limit` matches with ids after `after`, in id order (active ones only unless
+    /// `include_ended`): for the operator's listing.
+    ///
+    /// # Errors
+    /// The database's.
+    fn list<'a>(
+        &'a self,
+        after: &'a str,
+        limit: usize,
+        include_ended: bool,
+    ) -> StoreFuture<'a, Result<Vec<Listed>, StoreError>>;
+
+    /// The notices of changes made through other replicas, once (later calls: `None`);
+    /// `None` too if the store sends none (then a poll is the only way to learn of them).
+    fn take_notices(&self) -> Option<mpsc::UnboundedReceiver<Notice>>;
+}
+
+/// A match store: cheap to clone, shared by every request.
+#[derive(Clone, Debug)]
+pub struct Store(Arc<dyn MatchStore>);
+
+impl Store {
+    /// A store over `backend`.
+    pub fn new(backend: impl MatchStore + 'static) -> Store {
+        Store(Arc::new(backend))
+    }
+
+    /// True if other processes write the same matches (see [`MatchStore::shared`]).
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        self.0.shared().is_some()
+    }
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn MatchStore;
+
+    fn deref(&self) -> &(dyn MatchStore + 'static) {
+        &*self.0
+    }
+}

@@ -1,0 +1,282 @@
+//! The PostgreSQL store: matches in a database that any number of `cardhouse serve`
+//! replicas share (`--store postgres://…`).
+//!
+//! | file | concern |
+//! |---|---|
+//! | `schema.rs` | the migrations, applied at start under an advisory lock |
+//! | `sql.rs` | the statements, and the columns of a stored match |
+//! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas |
+//!
+//! # Schema
+//!
+//! Created and migrated by the server at start with refinery's versioned migrations
+//! (`service/migrations/V<n>__<name>.sql`, embedded in the binary; applied under an advisory
+//! lock, so replicas starting together migrate once). Refinery records what it applied in
+//! `refinery_schema_history`.
+//!
+//! * `matches`: one row per match: the immutable header (hashed tokens, seed, seats), the
+//!   engine's state bytes (the whole history), `version` (changes committed), status,
+//!   retention and abandonment times, and whether bots or chance are to move.
+//! * `match_count`: the number of rows of `matches`, changed in the same statement as every
+//!   insert and delete, so that `--max-matches` is exact across replicas.
+//!
+//! # Promises (the contract's, see [`crate::store`])
+//!
+//! * **One statement per change**, acknowledged only after PostgreSQL committed it (the
+//!   server warns at start if `synchronous_commit` is off, which gives this up). A change
+//!   applies only if the row's `version` is still the one the replica read
+//!   (`WHERE version = $n`); otherwise nothing is written and the replica reloads the match
+//!   ([`CommitError::Conflict`]). So two replicas can never both apply a move for the same
+//!   turn, and a replica that dies mid-request leaves the match as its last commit left it.
+//! * **Change notices**: after each committed change the replica sends `NOTIFY
+//!   cardhouse_changes, '<id> <version>'` (`-1` for a delete) from a connection of its own,
+//!   batching whatever is waiting into one statement (see `notices::notify` for why not
+//!   in the change's own statement). Each replica listens on its own connection ([`Notice`]) and
+//!   refreshes the matches it has watchers for; a lost listening connection is
+//!   re-established and followed by a [`Notice::Resync`]; a notice lost with a crashed
+//!   replica is made good by the watchers' once-a-second poll.
+//! * **Errors are not guesses**: a failed statement whose outcome is unknown (a connection
+//!   lost mid-commit) is [`CommitError::Failed`]; the caller drops its cached copy of the
+//!   match and reloads it before the next change.
+//!
+//! Connections are plain TCP (`NoTls`): reach a remote database through a TLS-terminating
+//! proxy or a private network.
+
+mod notices;
+mod pool;
+mod schema;
+mod sql;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio::sync::{mpsc, watch};
+use tokio_postgres::NoTls;
+
+use crate::store::{
+    Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
+    StoredMatch, Swept,
+};
+use pool::Db;
+use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
+
+/// A connection pool to the database, and the listening task.
+pub struct PgStore {
+    db: Db,
+    /// Set to stop the listening and notifying tasks.
+    closing: watch::Sender<bool>,
+    /// Notices from the listening task, until the match service takes them.
+    incoming: Mutex<Option<mpsc::UnboundedReceiver<Notice>>>,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connects to `url`, migrates the schema, and (with `notices`) starts listening for
+    /// change notices and sending its own. A database without `LISTEN` (CockroachDB, for
+    /// one) runs without notices, with a warning: then a `Watch` learns of moves made through
+    /// other replicas only from the watchers' once-a-second poll.
+    ///
+    /// # Errors
+    /// A bad URL, an unreachable database, or a failed migration, with the database's own
+    /// message.
+    pub async fn open(url: &str, pool_size: usize, notices: bool) -> Result<PgStore, StoreError> {
+        let config: tokio_postgres::Config = url
+            .parse()
+            .map_err(|e| failed(format!("the store URL does not parse: {e}")))?;
+        schema::migrate(&config).await?;
+        let manager = Manager::from_config(
+            config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(pool_size.max(1))
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(Duration::from_secs(10)))
+            .create_timeout(Some(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| failed(format!("connection pool: {e}")))?;
+        // One connection now, so that a wrong database fails the start, not the first request.
+        drop(
+            pool.get()
+                .await
+                .map_err(|e| failed(format!("cannot connect: {e}")))?,
+        );
+
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (closing, closed) = watch::channel(false);
+        let listening = if notices {
+            let (ready_tx, ready) = tokio::sync::oneshot::channel();
+            tokio::spawn(notices::listen(
+                config.clone(),
+                tx,
+                closed.clone(),
+                Some(ready_tx),
+            ));
+            ready
+                .await
+                .map_err(|_| failed("the listening task ended"))?
+                .map_err(failed)?
+        } else {
+            tracing::info!(
+                "change notices are off: a Watch learns of moves made through other replicas \
+                 within a second, from its poll"
+            );
+            false
+        };
+        let notices = listening.then(|| {
+            let (notices, outgoing) = mpsc::unbounded_channel();
+            tokio::spawn(notices::notify(config, outgoing, closed));
+            notices
+        });
+        Ok(PgStore {
+            db: Db { pool, notices },
+            closing,
+            incoming: Mutex::new(Some(rx)),
+        })
+    }
+}
+
+impl MatchStore for PgStore {
+    fn is_persistent(&self) -> bool {
+        true
+    }
+
+    fn has_failed(&self) -> bool {
+        // A failed statement leaves the database consistent: only the match it was for must
+        // be reloaded.
+        false
+    }
+
+    fn shared(&self) -> Option<&dyn SharedStore> {
+        Some(self)
+    }
+
+    fn submit_create(
+        &self,
+        m: &StoredMatch,
+        move_number: u64,
+        driving: bool,
+        max_matches: usize,
+    ) -> Result<Ack, StoreError> {
+        let store = self.db.clone();
+        let m = m.clone();
+        Ok(Ack::spawn(async move {
+            store
+                .insert(&m, &Row::of(&m, move_number, driving), max_matches)
+                .await
+        }))
+    }
+
+    /// Writes the new state if the match is still at `change.version`.
+    fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
+        let store = self.db.clone();
+        let m = (change.stored)();
+        let (id, version, driving) = (change.id.to_owned(), change.version, change.driving);
+        let move_number = change.from + change.actions.len() as u64;
+        Ok(Ack::spawn(async move {
+            store
+                .update(&id, version, &Row::of(&m, move_number, driving))
+                .await
+        }))
+    }
+
+    fn submit_delete(&self, _id: &str) -> Result<Ack, StoreError> {
+        Err(StoreError::Failed {
+            what: "a shared store deletes its matches itself (its sweep)".into(),
+        })
+    }
+
+    fn close(&self) -> StoreFuture<'_, ()> {
+        let _ = self.closing.send(true);
+        self.db.pool.close();
+        Box::pin(async {})
+    }
+}
+
+impl SharedStore for PgStore {
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        known: Option<u64>,
+    ) -> StoreFuture<'a, Result<Newer, StoreError>> {
+        Box::pin(self.db.load_newer(id, known))
+    }
+
+    fn versions<'a>(
+        &'a self,
+        ids: &'a [String],
+    ) -> StoreFuture<'a, Result<Vec<(String, u64)>, StoreError>> {
+        Box::pin(async move {
+            let rows = self.db.read(VERSIONS, &[&ids]).await?;
+            Ok(rows
+                .iter()
+                .map(|r| (r.get::<_, String>(0), as_u64(r.get(1))))
+                .collect())
+        })
+    }
+
+    fn stalled(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>> {
+        Box::pin(async move {
+            let rows = self
+                .db
+                .read(STALLED, &[&as_i64(before_ms), &ACTIVE])
+                .await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
+        })
+    }
+
+    fn sweep(
+        &self,
+        now_ms: u64,
+        abandoned_before: u64,
+        ended_before: u64,
+    ) -> StoreFuture<'_, Result<Swept, StoreError>> {
+        Box::pin(self.db.sweep(now_ms, abandoned_before, ended_before))
+    }
+
+    fn list<'a>(
+        &'a self,
+        after: &'a str,
+        limit: usize,
+        include_ended: bool,
+    ) -> StoreFuture<'a, Result<Vec<Listed>, StoreError>> {
+        Box::pin(async move {
+            let limit = as_i64(limit as u64);
+            let rows = self
+                .db
+                .read(LIST, &[&after, &limit, &include_ended])
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let header: Vec<u8> = r.get(1);
+                    let seats = prost::Message::decode(header.as_slice())
+                        .map_or_else(|_| Vec::new(), |h: StoredMatch| h.seats);
+                    let prefix: Vec<u8> = r.get(2);
+                    Listed {
+                        id: r.get(0),
+                        game: game_name(&prefix).unwrap_or_default(),
+                        seats,
+                        status: r.get(3),
+                        actions: as_u64(r.get(4)),
+                        driving: r.get(5),
+                        ended_at_ms: as_u64(r.get(6)),
+                    }
+                })
+                .collect())
+        })
+    }
+
+    fn take_notices(&self) -> Option<mpsc::UnboundedReceiver<Notice>> {
+        self.incoming.lock().ok()?.take()
+    }
+}

@@ -1,0 +1,117 @@
+//! The PostgreSQL store's statements, and the conversions between its columns and a
+//! stored match.
+
+use crate::store::{StoreError, StoredMatch};
+
+/// The advisory lock held while migrating ("cardhous").
+pub(crate) const MIGRATION_LOCK: i64 = 0x6361_7264_686f_7573;
+/// `pb::MatchStatus::Active`.
+pub(crate) const ACTIVE: i32 = 1;
+/// `pb::MatchStatus::Aborted`.
+pub(crate) const ABORTED: i32 = 4;
+
+/// The match if its version is not `$2` (one round trip whether or not it changed).
+pub(crate) const LOAD: &str = "SELECT version, CASE WHEN version <> $2 THEN header END, \
+                    CASE WHEN version <> $2 THEN state END, status, resigned_seat, ended_at_ms \
+                    FROM matches WHERE id = $1";
+pub(crate) const VERSIONS: &str = "SELECT id, version FROM matches WHERE id = ANY($1)";
+pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 WHERE id = 1 AND n < $10 \
+                      RETURNING n) \
+                      INSERT INTO matches (id, header, state, version, move_number, status, \
+                      resigned_seat, ended_at_ms, touched_ms, driving) \
+                      SELECT $1, $2, $3, 0, $4, $5, $6, $7, $8, $9 FROM slot";
+pub(crate) const UPDATE: &str = "UPDATE matches SET state = $3, version = version + 1, \
+                      move_number = $4, status = $5, resigned_seat = $6, ended_at_ms = $7, \
+                      touched_ms = $8, driving = $9 WHERE id = $1 AND version = $2";
+pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
+                       version = version + 1, touched_ms = $1, driving = false \
+                       WHERE status = $4 AND touched_ms < $2 AND NOT driving \
+                       RETURNING id, version) \
+                       SELECT id, version FROM a";
+pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (SELECT id FROM matches \
+                      WHERE status <> $2 AND ended_at_ms < $1 LIMIT 1000) RETURNING id), \
+                      counted AS (UPDATE match_count SET n = n - (SELECT count(*) FROM gone) \
+                      WHERE id = 1) \
+                      SELECT id FROM gone";
+pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
+                       LIMIT 64";
+
+/// Matches in id order after `$1`, at most `$2`, active ones only unless `$3`; the first
+/// bytes of the state (enough for the game's name).
+pub(crate) const LIST: &str = "SELECT id, header, substring(state from 1 for 80), status, \
+                               move_number, driving, ended_at_ms FROM matches \
+                               WHERE id > $1 AND ($3 OR status = 1) ORDER BY id LIMIT $2";
+
+/// The mutable columns of a match, as one change leaves them.
+#[derive(Debug)]
+pub(crate) struct Row<'a> {
+    pub state: &'a [u8],
+    pub move_number: u64,
+    pub status: i32,
+    pub resigned_seat: Option<u32>,
+    pub ended_at_ms: u64,
+    pub touched_ms: u64,
+    pub driving: bool,
+}
+
+impl Row<'_> {
+    /// The columns of `m` after a change (`move_number` actions in its history; `driving`:
+    /// bots or chance are to move), touched now.
+    pub(crate) fn of(m: &StoredMatch, move_number: u64, driving: bool) -> Row<'_> {
+        Row {
+            state: &m.state,
+            move_number,
+            status: m.status,
+            resigned_seat: m.resigned_seat,
+            ended_at_ms: m.ended_at_ms,
+            touched_ms: crate::clock::now_ms(),
+            driving,
+        }
+    }
+}
+
+pub(crate) fn pg_error(e: &tokio_postgres::Error) -> String {
+    // The database error's own message (with its code) if there is one.
+    match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => e.to_string(),
+    }
+}
+
+pub(crate) fn failed(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Failed {
+        what: format!("PostgreSQL: {what}"),
+    }
+}
+
+pub(crate) fn as_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn as_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// The immutable part of `m`, as the `header` column holds it.
+pub(crate) fn header_bytes(m: &StoredMatch) -> Vec<u8> {
+    let header = StoredMatch {
+        id: String::new(),
+        state: Vec::new(),
+        status: 0,
+        resigned_seat: None,
+        ended_at_ms: 0,
+        ..m.clone()
+    };
+    prost::Message::encode_to_vec(&header)
+}
+
+/// The game's name at the start of a state's bytes (`cardhouse::codec`'s layout: the magic,
+/// the format byte, then the name's length and UTF-8), or `None`.
+pub(crate) fn game_name(prefix: &[u8]) -> Option<String> {
+    let rest = prefix.strip_prefix(cardhouse::codec::MAGIC)?.get(1..)?;
+    let (&len, rest) = rest.split_first()?;
+    // Names are short: a one-byte varint.
+    (len < 0x80).then_some(())?;
+    let name = rest.get(..usize::from(len))?;
+    String::from_utf8(name.to_vec()).ok()
+}
