@@ -92,3 +92,29 @@ cargo build -p cardhouse-server --bin cardhouse --locked
 TARGET_DIR="$(cargo metadata --format-version 1 --no-deps --locked \
   | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 CARDHOUSE_BIN="$TARGET_DIR/debug/cardhouse" .venv/bin/python -m pytest tests/grpc -q -p no:cacheprovider
+
+# ---------------------------------------------------------------------------------------------
+# Web section (web/, tests/web): the web table's unit tests (vitest), a check that the
+# committed build in web/dist (embedded in the binary by `cardhouse serve --web`, so that
+# `cargo build` needs no Node) is what its sources build, and the browser tests: headless
+# Chromium (Debian's chromium and chromium-driver, installed here; no browser download)
+# driven by Selenium against the real binary. Needs Node >= 20.19 and npm (Vite 7).
+# ---------------------------------------------------------------------------------------------
+echo "== Web: vitest, the committed build, Chromium through Selenium =="
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+command -v npm >/dev/null || { echo "the web section needs Node >= 20.19 and npm" >&2; exit 1; }
+(cd web && npm ci --no-audit --no-fund --loglevel=error && npm test)
+WEB_BUILD="$(mktemp -d)"
+(cd web && npx buf generate && npx tsc --noEmit && npx vite build --outDir "$WEB_BUILD" --emptyOutDir --logLevel warn)
+if ! diff -r "$WEB_BUILD" web/dist; then
+  echo "web/dist is not the build of web/: run 'npm run build' in web/ and commit web/dist" >&2
+  exit 1
+fi
+rm -rf "$WEB_BUILD"
+.venv/bin/python -m pip install --quiet "selenium>=4.20,<5" "pytest>=8,<9"
+CARDHOUSE_BIN="$TARGET_DIR/debug/cardhouse" .venv/bin/python -m pytest tests/web -q -p no:cacheprovider

@@ -37,6 +37,8 @@ pub mod response_limit;
 pub mod server;
 pub mod shutdown;
 pub mod store;
+pub mod tls;
+pub mod web;
 
 /// Generated `cardhouse.v1` messages, clients and servers.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

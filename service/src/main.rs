@@ -6,6 +6,7 @@
 //! cardhouse serve --listen 127.0.0.1:0 --addr-file /tmp/addr --in-memory
 //! cardhouse serve --create-token "$SECRET" --engine off   # a public server
 //! cardhouse serve --metrics-listen 127.0.0.1:9464         # Prometheus at /metrics
+//! cardhouse serve --tls-cert cert.pem --tls-key key.pem --web   # https://127.0.0.1:50051/
 //! ```
 //! Every flag also reads an environment variable (`CARDHOUSE_LISTEN`, ...); `RUST_LOG`
 //! filters the logs (default `info`).
@@ -20,6 +21,8 @@ use cardhouse_server::connections::ConnectionLimits;
 use cardhouse_server::engine_service::{EngineAccess, EngineLimits};
 use cardhouse_server::matches::{AllBotMatches, MatchLimits};
 use cardhouse_server::server::serve_with_ready;
+use cardhouse_server::tls::TlsFiles;
+use cardhouse_server::web::{Origin, WebConfig};
 use cardhouse_server::{Config, StoreConfig};
 use cardhouse_server::{cli, fds};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -288,6 +291,30 @@ struct ServeArgs {
     /// Seconds a new connection has to send its first bytes.
     #[arg(long, env = "CARDHOUSE_HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
     handshake_timeout_secs: u64,
+    /// Serve TLS with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(long, env = "CARDHOUSE_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "CARDHOUSE_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Mutual TLS: every client must present a certificate signed by a CA in this file (PEM).
+    #[arg(long, env = "CARDHOUSE_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+    /// Also serve gRPC-Web (browsers, over HTTP/1.1 or HTTP/2) on the same port.
+    #[arg(long, env = "CARDHOUSE_GRPC_WEB")]
+    grpc_web: bool,
+    /// Origins whose pages may call the server (CORS), e.g. `https://play.example.com`;
+    /// several, or comma-separated. Needs --grpc-web or --web. Default: none.
+    #[arg(
+        long = "cors-origin",
+        env = "CARDHOUSE_CORS_ORIGINS",
+        value_delimiter = ',',
+        value_name = "ORIGIN"
+    )]
+    cors_origins: Vec<Origin>,
+    /// Serve the web table (play and watch in a browser) on `/`; turns on gRPC-Web.
+    #[arg(long, env = "CARDHOUSE_WEB")]
+    web: bool,
     /// Start even if the data directory is corrupt, keeping what is consistent and logging
     /// everything dropped. Read the error of a normal start first; back the directory up.
     #[arg(long, env = "CARDHOUSE_SALVAGE")]
@@ -480,6 +507,9 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
         }
         None => None,
     };
+    if !(args.cors_origins.is_empty() || args.grpc_web || args.web) {
+        return Err("--cors-origin needs --grpc-web or --web (CORS is for gRPC-Web)".into());
+    }
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     let config = Config {
         store: if let Some(url) = args.store {
@@ -527,6 +557,16 @@ async fn serve_until_signal(args: ServeArgs) -> Result<(), Box<dyn std::error::E
             ..MatchLimits::default()
         },
         shutdown_grace: Duration::from_secs(args.shutdown_grace_secs),
+        tls: args.tls_cert.zip(args.tls_key).map(|(cert, key)| TlsFiles {
+            cert,
+            key,
+            client_ca: args.tls_client_ca,
+        }),
+        web: WebConfig {
+            grpc_web: args.grpc_web || args.web,
+            cors_origins: args.cors_origins,
+            table: args.web,
+        },
         ..Config::default()
     };
     let addr_file = args.addr_file;

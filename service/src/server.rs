@@ -61,6 +61,10 @@ pub struct Config {
     /// After the shutdown signal, how long requests in flight may take before the server
     /// stops anyway. Streams end at once.
     pub shutdown_grace: Duration,
+    /// TLS (and mutual TLS) on the listener; `None`: plain TCP.
+    pub tls: Option<crate::tls::TlsFiles>,
+    /// gRPC-Web, CORS and the web table; all off by default.
+    pub web: crate::web::WebConfig,
 }
 
 impl Default for Config {
@@ -81,6 +85,8 @@ impl Default for Config {
             matches: MatchLimits::default(),
             sweep_interval: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(10),
+            tls: None,
+            web: crate::web::WebConfig::default(),
         }
     }
 }
@@ -96,6 +102,8 @@ pub enum ServeError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
     #[error("startup task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
 }
@@ -285,6 +293,11 @@ pub async fn serve_with_ready(
     shutdown: impl Future<Output = ()> + Send + 'static,
     ready: impl FnOnce(Option<SocketAddr>),
 ) -> Result<(), ServeError> {
+    let tls = config
+        .tls
+        .as_ref()
+        .map(|t| t.load(config.connections.handshake_timeout))
+        .transpose()?;
     let settings = OpenSettings {
         salvage: config.salvage,
         cache_bytes: config.store_cache_bytes,
@@ -392,7 +405,13 @@ pub async fn serve_with_ready(
             .max_decoding_message_size(limit)
             .max_encoding_message_size(limit)
     });
-    let server = Server::builder()
+    let mut builder = Server::builder();
+    if let Some(tls) = tls {
+        builder = builder.tls_config(tls)?;
+    }
+    let server = builder
+        .accept_http1(config.web.http1())
+        .layer(tower::util::option_layer(config.web.layer()))
         .max_concurrent_streams(config.max_concurrent_streams)
         .http2_keepalive_interval(Some(config.keepalive_interval))
         .http2_keepalive_timeout(Some(config.keepalive_timeout))
@@ -414,7 +433,13 @@ pub async fn serve_with_ready(
             .max_encoding_message_size(limit),
         )
         .serve_with_incoming_shutdown(incoming, signal);
-    tracing::info!(addr = %addr.map_or_else(|| "?".to_owned(), |a| a.to_string()), "serving cardhouse.v1");
+    tracing::info!(
+        addr = %addr.map_or_else(|| "?".to_owned(), |a| a.to_string()),
+        tls = config.tls.is_some(),
+        grpc_web = config.web.grpc_web,
+        web_table = config.web.table,
+        "serving cardhouse.v1"
+    );
     ready(addr);
     let grace = config.shutdown_grace;
     tokio::select! {

@@ -244,9 +244,11 @@ impl<S, B, RB> tower::Service<http::Request<B>> for Metered<S>
 where
     S: tower::Service<http::Request<B>, Response = http::Response<RB>>,
     S::Future: Unpin,
-    RB: Body + Unpin,
+    RB: Body<Data = bytes::Bytes> + Unpin + Send + 'static,
+    RB::Error: Into<tonic::codegen::StdError>,
 {
-    type Response = http::Response<MeteredBody<RB>>;
+    // tonic's body type, so that gRPC-Web's layer (outside this one) can take it.
+    type Response = http::Response<tonic::body::Body>;
     type Error = S::Error;
     type Future = MeteredFuture<S::Future>;
 
@@ -286,8 +288,10 @@ impl<F> std::fmt::Debug for MeteredFuture<F> {
 impl<F, RB, E> Future for MeteredFuture<F>
 where
     F: Future<Output = Result<http::Response<RB>, E>> + Unpin,
+    RB: Body<Data = bytes::Bytes> + Unpin + Send + 'static,
+    RB::Error: Into<tonic::codegen::StdError>,
 {
-    type Output = Result<http::Response<MeteredBody<RB>>, E>;
+    type Output = Result<http::Response<tonic::body::Body>, E>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let res = match Pin::new(&mut self.inner).poll(cx) {
@@ -306,10 +310,14 @@ where
                     }
                     (c, _) => c,
                 };
-                Ok(http::Response::from_parts(
-                    parts,
-                    MeteredBody { inner: body, call },
-                ))
+                let body = match call {
+                    Some(call) => tonic::body::Body::new(MeteredBody {
+                        inner: body,
+                        call: Some(call),
+                    }),
+                    None => tonic::body::Body::new(body),
+                };
+                Ok(http::Response::from_parts(parts, body))
             }
             Err(e) => {
                 if let Some(c) = call {

@@ -53,4 +53,9 @@ pub(crate) struct Args {
     /// Skip the two-replica "sticky" phase (each match on one replica).
     #[arg(long)]
     pub(crate) no_sticky: bool,
+    /// Also measure `Matches.Act` over TLS: a second one-node server like the first, serving
+    /// TLS with a certificate made at start, its clients on as many TLS connections; its
+    /// phase alternates with the plaintext one.
+    #[arg(long)]
+    pub(crate) tls: bool,
 }

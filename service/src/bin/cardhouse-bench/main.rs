@@ -3,6 +3,8 @@
 //! In one process and one run it starts, each on `127.0.0.1:0`:
 //! * a bare tonic unary **echo** service (the baseline of what tonic costs on this machine),
 //! * the **cardhouse** server with persistence on (a temporary data directory),
+//! * with `--tls`: a second cardhouse server like the first, serving TLS (a certificate made
+//!   at start),
 //! * with `--postgres <admin-url>`: two more cardhouse servers (**replicas**) sharing one
 //!   fresh PostgreSQL database (`cardhouse_bench_<pid>`, created through the admin URL and
 //!   dropped at the end),
@@ -11,7 +13,8 @@
 //! round after round so that load from elsewhere on the machine hits all of them alike:
 //! 1. `Echo` requests per second and p50/p99 latency,
 //! 2. `Matches.Act` requests per second and p50/p99 latency (one human seat, three random
-//!    bots: each Act stores the move durably, then the bots' replies and any deal),
+//!    bots: each Act stores the move durably, then the bots' replies and any deal); with
+//!    `--tls` the same against the TLS server, over TLS connections,
 //! 3. with `--postgres`: the same `Matches.Act` load on PostgreSQL, (a) all of it on one
 //!    replica, (b) on two replicas with each client's requests alternating between them, as
 //!    a round-robin gRPC load balancer would send them (the worst case for the replicas'
@@ -31,7 +34,7 @@
 //! Modules: [`args`] (the command line), [`servers`] (echo and cardhouse servers in this
 //! process), [`postgres`] (the run's database), [`load`] (the load generator), [`phases`]
 //! (what each phase runs and measures), [`cpu`] (CPU accounting from `/proc`), [`report`]
-//! (the tables).
+//! (the tables), [`tls`] (the TLS server's certificate and its clients).
 
 mod args;
 mod cpu;
@@ -40,6 +43,7 @@ mod phases;
 mod postgres;
 mod report;
 mod servers;
+mod tls;
 
 use std::time::Duration;
 
@@ -80,6 +84,25 @@ async fn main() {
     })
     .await
     .unwrap_or_else(|e| exit_with(&format!("the server did not start: {e}")));
+
+    // The same over TLS, with a store of its own.
+    let tls_dir = tempfile::tempdir().expect("temp dir");
+    let mut tls_local = None;
+    if args.tls {
+        let certs = tls::BenchTls::new().unwrap_or_else(|e| exit_with(&e));
+        let replica = start_replica(Config {
+            store: if args.in_memory {
+                StoreConfig::Memory
+            } else {
+                StoreConfig::Dir(tls_dir.path().to_owned())
+            },
+            tls: Some(certs.files.clone()),
+            ..Config::default()
+        })
+        .await
+        .unwrap_or_else(|e| exit_with(&format!("the TLS server did not start: {e}")));
+        tls_local = Some((replica, certs));
+    }
 
     // cardhouse on PostgreSQL: two replicas on one fresh database.
     let mut pg = None;
@@ -154,6 +177,21 @@ async fn main() {
             concurrency,
         },
     ));
+    if let Some((replica, certs)) = &tls_local {
+        let tls_chans = tls::tls_channels(replica.addr, certs, args.connections).await;
+        phases.push(Phase::new(
+            if args.in_memory {
+                "Matches.Act, one node, in memory, TLS"
+            } else {
+                "Matches.Act, one node, redb (persisted), TLS"
+            },
+            Load::Act {
+                replicas: vec![tls_chans],
+                routing: Routing::Sticky,
+                concurrency,
+            },
+        ));
+    }
     if let Some((_, replicas)) = &pg {
         let mut pg_chans = Vec::new();
         for r in replicas {
@@ -203,6 +241,9 @@ async fn main() {
 
     drop(chans);
     local.stop().await;
+    if let Some((replica, _)) = tls_local {
+        replica.stop().await;
+    }
     if let Some((db, replicas)) = pg {
         for r in replicas {
             r.stop().await;

@@ -144,6 +144,24 @@ pub(crate) fn print(reports: &[Report], chance_per_s: f64, batch_states: u32) {
             100.0 * act.rps / echo.max(1.0)
         );
     }
+    if let (Some(plain), Some(tls)) = (
+        by_name("Matches.Act, one node"),
+        reports
+            .iter()
+            .find(|r| r.name.starts_with("Matches.Act, one node") && r.name.ends_with("TLS")),
+    ) {
+        // USER_HZ is 100: a tick is 10 ms.
+        let per_request =
+            |r: &Report| r.cpu.this_process as f64 * 10_000.0 / r.requests.max(1) as f64;
+        println!(
+            "TLS: Matches.Act at {:.0}% of the plaintext requests/s in the same run, p50 {:.2} ms against {:.2} ms, {:.0} µs of this process's CPU per request against {:.0} µs",
+            100.0 * tls.rps / plain.rps.max(1.0),
+            f64::from(tls.p50_us) / 1000.0,
+            f64::from(plain.p50_us) / 1000.0,
+            per_request(tls),
+            per_request(plain),
+        );
+    }
     if let (Some(one), Some(two)) = (
         by_name("Matches.Act, PostgreSQL, 1"),
         by_name("Matches.Act, PostgreSQL, 2 replicas, round-robin"),

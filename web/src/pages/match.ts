@@ -1,0 +1,197 @@
+// One match through one token: a seat plays (clicking its legal cards and choices), a
+// spectator or the owner watches. The view comes from the server: first GetView, then a
+// Watch stream with one update per move it learns of; a seat's own moves go through Act.
+import { create } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import type { LegalAction } from "../gen/cardhouse/v1/game_pb";
+import { PlayerKind } from "../gen/cardhouse/v1/game_pb";
+import type { MatchView } from "../gen/cardhouse/v1/matches_pb";
+import { ActRequestSchema, MatchStatus, Role } from "../gen/cardhouse/v1/matches_pb";
+import { bearer, describeError, isCode, matches } from "../api";
+import { h } from "../dom";
+import { roleLabel, statusLabel } from "../format";
+import { renderTable } from "../table";
+import { matchLink, recordLink, rememberedLinks } from "./links";
+
+interface LogLine {
+  move: bigint;
+  text: string;
+}
+
+export function matchPage(root: HTMLElement, matchId: string, token: string): () => void {
+  const abort = new AbortController();
+  let view: MatchView | null = null;
+  let gameName = "";
+  let busy = false;
+  let error = "";
+  let live: "connecting" | "live" | "ended" | "stopped" = "connecting";
+  let liveError = "";
+  const log: LogLine[] = [];
+
+  /** Keeps the newest view (move numbers only grow for one viewer). */
+  const update = (v: MatchView | undefined) => {
+    if (v === undefined) return;
+    if (view !== null && v.moveNumber < view.moveNumber) return;
+    const keep = view;
+    view = v;
+    // An ActResponse without include_view, or a trimmed event, lacks these: keep the last.
+    if (v.view === undefined && keep?.view !== undefined) view.view = keep.view;
+    if (v.game === undefined && keep?.game !== undefined) view.game = keep.game;
+    if (v.game !== undefined) gameName = v.game.name;
+  };
+
+  const act = async (a: LegalAction) => {
+    if (view === null || busy) return;
+    busy = true;
+    error = "";
+    render();
+    try {
+      const res = await matches.act(
+        create(ActRequestSchema, {
+          matchId,
+          action: { case: "actionId", value: a.id ?? 0 },
+          expectedMoveNumber: view.moveNumber,
+          includeView: true,
+        }),
+        bearer(token),
+      );
+      update(res.view);
+    } catch (e) {
+      error = describeError(e);
+    } finally {
+      busy = false;
+      render();
+    }
+  };
+
+  const resign = async () => {
+    if (!window.confirm("Resign this match?")) return;
+    try {
+      const res = await matches.resign({ matchId }, bearer(token));
+      update(res.view);
+    } catch (e) {
+      error = describeError(e);
+    }
+    render();
+  };
+
+  const watch = async () => {
+    live = "connecting";
+    render();
+    try {
+      for await (const res of matches.watch({ matchId }, bearer(token, abort.signal))) {
+        live = "live";
+        if (res.kind.case === "snapshot") {
+          update(res.kind.value);
+        } else if (res.kind.case === "event") {
+          const ev = res.kind.value;
+          const who =
+            ev.actor?.kind === PlayerKind.SEAT ? `seat ${ev.actor.seat ?? 0}` : ev.actor?.kind === PlayerKind.CHANCE ? "deal" : "match";
+          log.push({ move: ev.view?.moveNumber ?? 0n, text: `${who}: ${ev.text}` });
+          update(ev.view);
+        }
+        render();
+      }
+      live = "ended";
+    } catch (e) {
+      if (abort.signal.aborted) return;
+      live = "stopped";
+      liveError = describeError(e);
+    }
+    render();
+  };
+
+  const header = (v: MatchView): HTMLElement => {
+    const opts = Object.entries(v.game?.options ?? {})
+      .map(([k, x]) => `${k}=${x}`)
+      .join(", ");
+    return h(
+      "div",
+      { class: "match-header" },
+      h("h2", {}, `${gameName} `, h("small", {}, `match ${matchId}`)),
+      h("p", { class: "meta" },
+        h("span", { class: "role" }, roleLabel(v.role, v.seat)), " · ",
+        h("span", { class: "status", "data-status": MatchStatus[v.status] }, statusLabel(v.status)), " · ",
+        h("span", { class: "move" }, `move ${v.moveNumber}`), " · ",
+        h("span", { class: `live live-${live}` }, live === "live" ? "live" : live === "stopped" ? `live updates stopped: ${liveError}` : live)),
+      opts ? h("details", { class: "options" }, h("summary", {}, "options"), opts) : null,
+    );
+  };
+
+  const result = (v: MatchView): HTMLElement | null => {
+    if (v.status === MatchStatus.ACTIVE) return null;
+    const returns = v.returns.map((r, i) => `seat ${i}: ${r > 0 ? "+" : ""}${r}`).join(", ");
+    return h(
+      "div",
+      { class: "result", role: "status" },
+      h("strong", {}, `Match ${statusLabel(v.status)}`),
+      v.resignedSeat !== undefined ? ` (seat ${v.resignedSeat} resigned)` : "",
+      returns ? ` · returns ${returns}` : "",
+      " · ",
+      h("a", { href: recordLink(matchId, token), class: "record-link" }, "step through the record"),
+    );
+  };
+
+  const links = (): HTMLElement | null => {
+    const l = rememberedLinks(matchId);
+    if (l === null) return null;
+    return h("details", { class: "links" }, h("summary", {}, "Links to this match"),
+      h("ul", {},
+        l.seats.map((s) => h("li", {}, h("a", { href: matchLink(matchId, s.token) }, `seat ${s.seat}`))),
+        h("li", {}, h("a", { href: matchLink(matchId, l.spectator), class: "spectator-link" }, "spectator")),
+        h("li", {}, h("a", { href: matchLink(matchId, l.owner) }, "owner"))));
+  };
+
+  const render = () => {
+    if (view === null) {
+      root.replaceChildren(error ? h("p", { class: "error", role: "alert" }, error) : h("p", {}, "Loading…"));
+      return;
+    }
+    const v = view;
+    const mine = v.role === Role.SEAT && v.status === MatchStatus.ACTIVE;
+    const table = v.view
+      ? renderTable({
+          game: gameName,
+          players: v.game?.numPlayers ?? v.seats.length,
+          view: v.view,
+          seats: v.seats,
+          me: v.seat,
+          legal: mine ? v.legalActions : [],
+          onAct: mine ? (a) => void act(a) : undefined,
+          busy,
+        })
+      : h("p", {}, "No view yet.");
+    root.replaceChildren(
+      h(
+        "section",
+        { class: "match" },
+        header(v),
+        error ? h("p", { class: "error", role: "alert" }, error) : null,
+        result(v),
+        table,
+        h("div", { class: "below" },
+          h("div", { class: "log" }, h("h4", {}, "Moves"),
+            h("ol", { reversed: true }, log.slice(-40).reverse().map((l) => h("li", { value: Number(l.move) }, l.text)))),
+          h("div", { class: "tools" },
+            mine ? h("button", { type: "button", class: "resign", onclick: () => void resign() }, "Resign") : null,
+            live === "stopped" ? h("button", { type: "button", onclick: () => void watch() }, "Reconnect") : null,
+            links())),
+      ),
+    );
+  };
+
+  render();
+  matches
+    .getView({ matchId }, bearer(token))
+    .then((res) => {
+      update(res.view);
+      render();
+      void watch();
+    })
+    .catch((e) => {
+      error = describeError(e);
+      if (isCode(e, Code.Unauthenticated, Code.NotFound)) error += " (check the link)";
+      render();
+    });
+  return () => abort.abort();
+}
