@@ -28,6 +28,13 @@ pub(crate) struct PyBot {
     seed: u64,
 }
 
+impl PyBot {
+    /// The engine's bot kind.
+    pub(crate) fn kind(&self) -> &BotKind {
+        &self.kind
+    }
+}
+
 #[pymethods]
 impl PyBot {
     /// The bot's name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:N``.
