@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use self::core::{Core, EnvError, Out, bot_seed, env_seed};
-use crate::bots::PyBot;
+use crate::bots::bot_kind;
 use crate::convert::{options_from_dict, seed_u64};
 use crate::errors::{Kind, ResultExt, new_err, to_py_with};
 use crate::game::PyGame;
@@ -439,19 +439,7 @@ fn seat_bots(
                     ),
                 )
             })?;
-        let kind = if let Ok(bot) = value.cast::<PyBot>() {
-            bot.borrow().kind().clone()
-        } else if let Ok(name) = value.extract::<String>() {
-            name.parse::<BotKind>().py()?
-        } else {
-            return Err(new_err(
-                Kind::InvalidOption,
-                format!(
-                    "bots: seat {seat} has {}; give a bot name or a cardhouse.bots.Bot",
-                    value.get_type().name()?
-                ),
-            ));
-        };
+        let kind = bot_kind(&value)?;
         kind.check_game(game).py()?;
         out[seat] = Some(kind);
     }
