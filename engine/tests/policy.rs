@@ -43,7 +43,7 @@ fn random_policy(game: &AnyGame, hidden: usize, seed: u64) -> Policy {
             weights(&mut rng, a, 0.1),
         ),
     ];
-    from_parts("test", game.name(), "random weights", o, a, layers).expect("valid parts")
+    from_parts("test", game.name(), "random weights", o, a, None, layers).expect("valid parts")
 }
 
 /// The logits by a plain dense forward pass over the parts (no sparsity shortcut).
@@ -108,7 +108,7 @@ fn the_file_round_trips_and_the_evaluator_is_a_dense_forward_pass() {
             weights(&mut rng, a, 0.2),
         ),
     ];
-    let p = from_parts("t", "jass", "info", o, a, parts.clone()).expect("parts");
+    let p = from_parts("t", "jass", "info", o, a, None, parts.clone()).expect("parts");
     let bot = BotKind::Policy(Arc::new(p.clone()));
     let bytes = p.to_bytes();
     assert_eq!(&bytes[..8], b"CHPOLICY");
@@ -122,7 +122,7 @@ fn the_file_round_trips_and_the_evaluator_is_a_dense_forward_pass() {
     let mut points = 0;
     decision_points(&game, 5, |state, seat| {
         let obs = state.observation(seat).expect("obs");
-        let got = p.logits(&obs).expect("logits");
+        let got = p.logits(&obs, None).expect("logits");
         let want = dense_logits(&parts, &obs);
         for (g, w) in got.iter().zip(&want) {
             assert!((g - w).abs() <= 1e-4 * (1.0 + w.abs()), "{g} vs {w}");
@@ -141,7 +141,7 @@ fn the_file_round_trips_and_the_evaluator_is_a_dense_forward_pass() {
     });
     assert!(points > 10);
     assert_eq!(
-        p.logits(&[0.0; 3]),
+        p.logits(&[0.0; 3], None),
         Err(Error::BufferSize {
             got: 3,
             expected: o
@@ -166,7 +166,7 @@ fn malformed_files_are_rejected_with_the_reason() {
     longer.push(0);
     assert!(reason(&longer).contains("1 bytes follow"));
     // A NaN weight (the first float after the first layer's header).
-    let header = 8 + 4 + (4 + 4) + (4 + 8) + (4 + 14) + 12 + 8;
+    let header = 8 + 4 + (4 + 4) + (4 + 8) + (4 + 14) + 8 + 8 + 4 + 8;
     let mut nan = good.clone();
     nan[header..header + 4].copy_from_slice(&f32::NAN.to_le_bytes());
     assert!(reason(&nan).contains("not finite"));
@@ -178,6 +178,7 @@ fn malformed_files_are_rejected_with_the_reason() {
         "",
         o,
         5,
+        None,
         vec![(o, 4, vec![0.0; o * 4], vec![0.0; 4])],
     );
     assert!(
@@ -189,11 +190,10 @@ fn malformed_files_are_rejected_with_the_reason() {
         "",
         o,
         4,
+        None,
         vec![(o + 1, 4, vec![0.0; (o + 1) * 4], vec![0.0; 4])],
     );
-    assert!(
-        matches!(bad, Err(Error::InvalidPolicy { reason }) if reason.contains("observation length"))
-    );
+    assert!(matches!(bad, Err(Error::InvalidPolicy { reason }) if reason.contains("input length")));
     let err = "policy:nosuch"
         .parse::<BotKind>()
         .expect_err("unknown shipped name");
@@ -274,4 +274,51 @@ fn shipped_policies_load_and_play_their_game() {
         let lineup = vec![bot.clone(); game.num_players()];
         arena::play_match(&game, &lineup, 1, &mut || false).expect("a match");
     }
+}
+
+#[test]
+fn a_hint_policy_with_zero_weights_plays_the_heuristic() {
+    for name in list_games() {
+        let game = deal_game(name);
+        let (o, a) = (game.observation_len(), game.num_distinct_actions());
+        let layers = vec![
+            (o + a, 4, vec![0.0; (o + a) * 4], vec![0.0; 4]),
+            (4, a, vec![0.0; 4 * a], vec![0.0; a]),
+        ];
+        let p = from_parts("h", name, "", o, a, Some(1.0), layers).expect("parts");
+        assert_eq!(p.hint_bonus(), Some(1.0));
+        let back = Policy::from_bytes(&p.to_bytes()).expect("round trip");
+        assert_eq!(back, p);
+        let bot = BotKind::Policy(Arc::new(p.clone()));
+        decision_points(&game, 4, |state, seat| {
+            let mine = state
+                .bot_action(&bot, seat, &mut SeededRng::new(8), &mut || false)
+                .expect("a move");
+            let heuristic = state
+                .heuristic_action(seat, &mut SeededRng::new(8))
+                .expect("a move");
+            assert_eq!(mine, heuristic, "{name}");
+        });
+        let obs = vec![0.0; o];
+        assert!(matches!(
+            p.logits(&obs, None),
+            Err(Error::InvalidPolicy { .. })
+        ));
+        let logits = p.logits(&obs, Some(0)).expect("logits");
+        assert_eq!(logits[0], 1.0);
+        assert!(logits[1..].iter().all(|&x| x == 0.0));
+    }
+    // features 2 and a bonus without features are refused.
+    let game = deal_game("jass");
+    let mut bytes = random_policy(&game, 4, 1).to_bytes();
+    let at = 8 + 4 + (4 + 4) + (4 + 4) + (4 + 14) + 8;
+    bytes[at] = 2;
+    assert!(
+        matches!(Policy::from_bytes(&bytes), Err(Error::InvalidPolicy { reason }) if reason.contains("features 2"))
+    );
+    bytes[at] = 0;
+    bytes[at + 4..at + 8].copy_from_slice(&1.0f32.to_le_bytes());
+    assert!(
+        matches!(Policy::from_bytes(&bytes), Err(Error::InvalidPolicy { reason }) if reason.contains("hint_bonus"))
+    );
 }

@@ -83,6 +83,11 @@ class Config:
     minibatches: int = 4
     lr: float = 1e-3
     hidden: int = 256
+    hint: bool = True
+    """Give the network the heuristic bot's action as an input (and a learned bonus on its
+    logit): the policy starts near the heuristic and learns where to differ."""
+    hint_bonus: float = 2.0
+    """The initial logit bonus of the heuristic's action (with ``hint``)."""
     gae_lambda: float = 0.95
     clip: float = 0.2
     ent_coef: float = 0.01
@@ -112,45 +117,76 @@ def learner_seats(game: cardhouse.Game) -> list[int]:
 
 
 class Agent(nn.Module):
-    """A two-layer MLP trunk with a policy head (logits over every action id) and a value
-    head. The trunk and the policy head are what the engine evaluates
+    """A two-layer MLP (ReLU) with a policy head (logits over every action id) and a value
+    head on the same trunk. With ``hint``, the heuristic's action is a second input (a
+    one-hot, here an embedding added to the first layer) and ``hint_bonus`` is added to its
+    logit. The trunk and the policy head are what the engine evaluates
     (:func:`export_policy`)."""
 
-    def __init__(self, obs_len: int, num_actions: int, hidden: int = 256) -> None:
+    def __init__(
+        self, obs_len: int, num_actions: int, hidden: int = 256, hint: float | None = None
+    ) -> None:
         super().__init__()
-        self.trunk = nn.Sequential(
-            nn.Linear(obs_len, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
-        )
+        self.first = nn.Linear(obs_len, hidden)
+        self.second = nn.Linear(hidden, hidden)
         self.actor = nn.Linear(hidden, num_actions)
         self.critic = nn.Linear(hidden, 1)
         nn.init.orthogonal_(self.actor.weight, 0.01)
         nn.init.zeros_(self.actor.bias)
+        self.hint_embedding: nn.Embedding | None = None
+        self.hint_bonus: nn.Parameter | None = None
+        if hint is not None:
+            self.hint_embedding = nn.Embedding(num_actions, hidden)
+            nn.init.normal_(self.hint_embedding.weight, std=0.01)
+            self.hint_bonus = nn.Parameter(torch.tensor(float(hint)))
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor, hint: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e9) and values."""
-        h = self.trunk(obs)
-        logits = self.actor(h).masked_fill(~mask, -1e9)
-        return logits, self.critic(h).squeeze(-1)
+        x = self.first(obs)
+        if self.hint_embedding is not None and hint is not None:
+            x = x + self.hint_embedding(hint)
+        h = torch.relu(self.second(torch.relu(x)))
+        logits = self.actor(h)
+        if self.hint_bonus is not None and hint is not None:
+            logits = logits.scatter_add(
+                1, hint[:, None], self.hint_bonus.expand(len(hint), 1)
+            )
+        return logits.masked_fill(~mask, -1e9), self.critic(h).squeeze(-1)
 
 
 def export_policy(agent: Agent, game: cardhouse.Game, name: str, info: str = "") -> bytes:
     """The policy (trunk and policy head) as the engine's policy file, version 1: magic
     ``CHPOLICY``, u32 version, then u32-length-prefixed UTF-8 name, game and info, u32
-    observation length, u32 action count, u32 layer count, and per layer u32 inputs, u32
-    outputs, the weights input-major (``weight.T``) and the biases, all float32
-    little-endian. A ReLU follows every layer but the last."""
-    layers = [m for m in agent.trunk if isinstance(m, nn.Linear)] + [agent.actor]
+    observation length, u32 action count, u32 features (1: the heuristic's action one-hot
+    follows the observation), f32 hint bonus, u32 layer count, and per layer u32 inputs, u32
+    outputs, the weights input-major (``weight.T``) and the biases, all little-endian. A
+    ReLU follows every layer but the last. Load it with :func:`cardhouse.bots.policy`."""
+
+    def array(t: torch.Tensor) -> np.ndarray:
+        return t.detach().to(torch.float32).cpu().numpy()
+
+    first_w = array(agent.first.weight).T  # (obs_len, hidden), input-major
+    if agent.hint_embedding is not None:
+        first_w = np.concatenate([first_w, array(agent.hint_embedding.weight)], axis=0)
+    layers = [
+        (first_w, array(agent.first.bias)),
+        (array(agent.second.weight).T, array(agent.second.bias)),
+        (array(agent.actor.weight).T, array(agent.actor.bias)),
+    ]
+    bonus = float(agent.hint_bonus.item()) if agent.hint_bonus is not None else 0.0
     out = bytearray(b"CHPOLICY")
     out += struct.pack("<I", 1)
     for text in (name, game.name, info):
         data = text.encode()
         out += struct.pack("<I", len(data)) + data
-    out += struct.pack("<III", game.observation_shape[0], game.num_distinct_actions, len(layers))
-    for layer in layers:
-        w = layer.weight.detach().to(torch.float32).cpu().numpy()
-        b = layer.bias.detach().to(torch.float32).cpu().numpy()
-        out += struct.pack("<II", w.shape[1], w.shape[0])
-        out += np.ascontiguousarray(w.T, dtype="<f4").tobytes()
+    out += struct.pack("<II", game.observation_shape[0], game.num_distinct_actions)
+    out += struct.pack("<If", int(agent.hint_bonus is not None), bonus)
+    out += struct.pack("<I", len(layers))
+    for w, b in layers:
+        out += struct.pack("<II", w.shape[0], w.shape[1])
+        out += np.ascontiguousarray(w, dtype="<f4").tobytes()
         out += np.ascontiguousarray(b, dtype="<f4").tobytes()
     return bytes(out)
 
@@ -160,7 +196,12 @@ def load_agent(path: str | os.PathLike[str]) -> tuple[Agent, Config]:
     saved = torch.load(path, map_location="cpu", weights_only=False)
     config = Config(**saved["config"])
     game = cardhouse.new_game(config.game, **config.options)
-    agent = Agent(game.observation_shape[0], game.num_distinct_actions, config.hidden)
+    agent = Agent(
+        game.observation_shape[0],
+        game.num_distinct_actions,
+        config.hidden,
+        config.hint_bonus if config.hint else None,
+    )
     agent.load_state_dict(saved["agent"])
     return agent, config
 
@@ -198,7 +239,9 @@ class _Csv:
     """Appends dict rows to a CSV file (header from the first row)."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.writer, self.file = path, None, None
+        self.path = path
+        self.writer: csv.DictWriter[str] | None = None
+        self.file: Any = None
 
     def write(self, row: dict[str, Any]) -> None:
         if self.writer is None:
@@ -206,7 +249,7 @@ class _Csv:
             self.writer = csv.DictWriter(self.file, fieldnames=list(row))
             self.writer.writeheader()
         self.writer.writerow(row)
-        self.file.flush()  # type: ignore[union-attr]
+        self.file.flush()
 
     def close(self) -> None:
         if self.file is not None:
@@ -276,15 +319,17 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
         config.seed,
         num_threads=config.env_threads,
         bots=bots,
+        hints=config.hint,
         **config.options,
     )
     obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
-    agent = Agent(obs_len, num_actions, config.hidden)
+    agent = Agent(obs_len, num_actions, config.hidden, config.hint_bonus if config.hint else None)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
     T, N = config.steps, config.num_envs
     b_obs = torch.zeros((T, N, obs_len))
     b_mask = torch.zeros((T, N, num_actions), dtype=torch.bool)
     b_act = torch.zeros((T, N), dtype=torch.long)
+    b_hint = torch.zeros((T, N), dtype=torch.long)
     b_logp = torch.zeros((T, N))
     b_val = np.zeros((T, N), dtype=np.float32)
     b_player = np.zeros((T, N), dtype=np.int64)
@@ -300,7 +345,8 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
     eval_seconds = 0.0
     next_eval = config.eval_every * 60.0 if config.eval_every > 0 else math.inf
     eval_rows: list[dict[str, Any]] = []
-    info = f"masked PPO vs {config.opponent}, options {config.options}"
+    info = f"masked PPO vs {config.opponent}, options {config.options}, hint {config.hint}"
+    hints = env.heuristic_actions
 
     def trained() -> float:
         return clock["engine"] + clock["policy"] + clock["update"]
@@ -338,8 +384,12 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             b_obs[t].copy_(o)
             b_mask[t].copy_(m)
             b_player[t] = player
+            hint = None
+            if config.hint:
+                b_hint[t].copy_(torch.from_numpy(hints))
+                hint = b_hint[t]
             with torch.no_grad():
-                logits, value = agent(b_obs[t], b_mask[t])
+                logits, value = agent(b_obs[t], b_mask[t], hint)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-20, 1.0)))
                 action = torch.argmax(logits + gumbel, dim=-1)
@@ -363,7 +413,8 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             first = np.concatenate(finished) if finished else np.ones(1)
             scale = float(first.std()) or 1.0
         with torch.no_grad():
-            _, last_value = agent(torch.from_numpy(obs), torch.from_numpy(mask))
+            last_hint = torch.from_numpy(hints.astype(np.int64)) if config.hint else None
+            _, last_value = agent(torch.from_numpy(obs), torch.from_numpy(mask), last_hint)
         adv = _advantages(
             b_val,
             b_player,
@@ -381,6 +432,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             g["lr"] = config.lr * frac
         f_obs, f_mask = b_obs.reshape(T * N, obs_len), b_mask.reshape(T * N, num_actions)
         f_act, f_logp = b_act.reshape(-1), b_logp.reshape(-1)
+        f_hint = b_hint.reshape(-1)
         f_adv, f_ret = torch.from_numpy(adv.reshape(-1)), torch.from_numpy(ret.reshape(-1))
         size = T * N // config.minibatches
         stats = []
@@ -388,7 +440,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             order = torch.from_numpy(rng.permutation(T * N))
             for k in range(config.minibatches):
                 idx = order[k * size : (k + 1) * size]
-                logits, value = agent(f_obs[idx], f_mask[idx])
+                logits, value = agent(f_obs[idx], f_mask[idx], f_hint[idx] if config.hint else None)
                 logp_all = torch.log_softmax(logits, dim=-1)
                 logp = logp_all.gather(1, f_act[idx, None]).squeeze(1)
                 ratio = torch.exp(logp - f_logp[idx])
@@ -418,6 +470,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             "policy_loss": s[0],
             "value_loss": s[1],
             "entropy": s[2],
+            "hint_bonus": float(agent.hint_bonus.item()) if agent.hint_bonus is not None else 0.0,
             "steps_per_second": steps / trained(),
             "engine_seconds": round(clock["engine"], 2),
             "policy_seconds": round(clock["policy"], 2),

@@ -57,7 +57,8 @@ impl PyBot {
         self.kind.to_string()
     }
 
-    /// For a policy bot, ``{"name", "game", "info", "parameters"}`` (what its file says);
+    /// For a policy bot, ``{"name", "game", "info", "parameters", "hint_bonus"}`` (what its
+    /// file says; ``hint_bonus`` is None unless it takes the heuristic's action as input);
     /// None for the other bots.
     #[getter]
     fn policy_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
@@ -69,23 +70,28 @@ impl PyBot {
         d.set_item("game", p.game())?;
         d.set_item("info", p.info())?;
         d.set_item("parameters", p.num_parameters())?;
+        d.set_item("hint_bonus", p.hint_bonus())?;
         Ok(Some(d))
     }
 
     /// For a policy bot, the logits of its network for ``observation`` (one per action id,
-    /// float32), as the engine computes them; None for the other bots.
+    /// float32), as the engine computes them, with ``hint`` the heuristic's action for a
+    /// policy that takes it; None for the other bots.
     ///
     /// Raises:
-    ///     BufferSizeError: the observation does not have the policy's length.
+    ///     BufferSizeError: the observation does not have the game's length.
+    ///     InvalidOptionError: the policy takes a hint and none was given.
+    #[pyo3(signature = (observation, hint=None))]
     fn policy_logits<'py>(
         &self,
         py: Python<'py>,
         observation: Vec<f32>,
+        hint: Option<u32>,
     ) -> PyResult<Option<Bound<'py, PyArray1<f32>>>> {
         let BotKind::Policy(p) = &self.kind else {
             return Ok(None);
         };
-        let logits = p.logits(&observation).py()?;
+        let logits = p.logits(&observation, hint).py()?;
         Ok(Some(PyArray1::from_vec(py, logits)))
     }
 

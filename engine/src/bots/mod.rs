@@ -175,6 +175,6 @@ pub fn choose<S: State, R: Rng + ?Sized>(
         BotKind::Random => random::action(state, rng),
         BotKind::Heuristic => state.heuristic_action(seat, rng),
         BotKind::Ismcts(config) => ismcts::search(state, seat, config, rng, stop),
-        BotKind::Policy(p) => p.action(state, seat),
+        BotKind::Policy(p) => p.action(state, seat, rng),
     }
 }

@@ -16,22 +16,27 @@
 //! | info | u32 length + UTF-8 | free text: options it was trained with, how, figures |
 //! | obs_len | u32 | the game's observation length (input width) |
 //! | num_actions | u32 | the game's number of distinct actions (output width) |
+//! | features | u32 | 0: the input is the observation; 1: the observation followed by the heuristic's action one-hot (`num_actions` values) |
+//! | hint_bonus | f32 | with features 1, added to the logit of the heuristic's action (0 otherwise) |
 //! | layers | u32 | number of linear layers, 1 to 8 |
 //!
 //! then per layer: `inputs: u32`, `outputs: u32`, the weights as `inputs × outputs` f32
 //! (input-major: the `outputs` weights of input 0 first, i.e. PyTorch's `weight.T`), and
-//! `outputs` f32 biases. The first layer's `inputs` is `obs_len`, each next one's is the
-//! previous `outputs`, the last `outputs` is `num_actions`. A ReLU follows every layer but
-//! the last, whose outputs are the logits. Nothing may follow the last layer.
+//! `outputs` f32 biases. The first layer's `inputs` is the input's length (`obs_len`, plus
+//! `num_actions` with features 1), each next one's is the previous `outputs`, the last
+//! `outputs` is `num_actions`. A ReLU follows every layer but the last, whose outputs (plus
+//! the hint bonus) are the logits. Nothing may follow the last layer.
 //!
-//! The bot plays the legal action with the highest logit (the lowest action id on a tie):
-//! deterministic, so its `rng` is not used. It sees only the observation of its seat, which
-//! holds only what that seat may know.
+//! The bot plays the legal action with the highest logit (the lowest action id on a tie). It
+//! sees only the observation of its seat, which holds only what that seat may know, and with
+//! features 1 the action the game's heuristic bot would choose for that seat (which also
+//! decides from the seat's knowledge only, [`crate::State::heuristic_action`]), drawn with
+//! the bot's `rng`: as deterministic as the heuristic.
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Action, Error, Game, State};
+use crate::{Action, Error, Game, Rng, State};
 
 /// Largest number of layers a file may declare.
 const MAX_LAYERS: usize = 8;
@@ -84,6 +89,9 @@ pub struct Policy {
     info: String,
     obs_len: usize,
     num_actions: usize,
+    /// The heuristic's action is an input (one-hot after the observation), and this bonus
+    /// is added to its logit.
+    hint: Option<f32>,
     layers: Vec<Layer>,
 }
 
@@ -179,12 +187,24 @@ impl Policy {
         let info = r.text("the info")?;
         let obs_len = r.u32("obs_len")?;
         let num_actions = r.u32("num_actions")?;
+        let features = r.u32("features")?;
+        let bonus = r.floats(1, "hint_bonus")?[0];
+        let hint = match features {
+            0 if bonus == 0.0 => None,
+            0 => return Err("hint_bonus must be 0 with features 0".into()),
+            1 => Some(bonus),
+            f => {
+                return Err(format!(
+                    "features {f}; allowed 0 (observation) or 1 (observation and heuristic action)"
+                ));
+            }
+        };
         let count = r.u32("the layer count")?;
         if !(1..=MAX_LAYERS).contains(&count) {
             return Err(format!("{count} layers; allowed 1 to {MAX_LAYERS}"));
         }
         let mut layers = Vec::with_capacity(count);
-        let mut width = obs_len;
+        let mut width = obs_len + if hint.is_some() { num_actions } else { 0 };
         for k in 0..count {
             let inputs = r.u32("a layer's inputs")?;
             let outputs = r.u32("a layer's outputs")?;
@@ -192,7 +212,7 @@ impl Policy {
                 return Err(format!(
                     "layer {k} has {inputs} inputs; it must have {width} (the {})",
                     if k == 0 {
-                        "observation length"
+                        "input length"
                     } else {
                         "previous layer's outputs"
                     }
@@ -230,6 +250,7 @@ impl Policy {
             info,
             obs_len,
             num_actions,
+            hint,
             layers,
         })
     }
@@ -250,6 +271,8 @@ impl Policy {
         text(&mut out, &self.info);
         u32(&mut out, self.obs_len);
         u32(&mut out, self.num_actions);
+        u32(&mut out, usize::from(self.hint.is_some()));
+        out.extend_from_slice(&self.hint.unwrap_or(0.0).to_le_bytes());
         u32(&mut out, self.layers.len());
         for l in &self.layers {
             u32(&mut out, l.inputs);
@@ -285,7 +308,14 @@ impl Policy {
         self.layers
             .iter()
             .map(|l| l.weights.len() + l.bias.len())
-            .sum()
+            .sum::<usize>()
+            + usize::from(self.hint.is_some())
+    }
+
+    /// Whether the heuristic's action is an input (features 1), and its logit bonus.
+    #[must_use]
+    pub fn hint_bonus(&self) -> Option<f32> {
+        self.hint
     }
 
     /// Checks that this policy can play `game_name`, whose observations have `obs_len`
@@ -313,11 +343,14 @@ impl Policy {
         Err(Error::InvalidPolicy { reason })
     }
 
-    /// The logits of `obs` (one per action id).
+    /// The logits of `obs` (one per action id), with the heuristic's action `hint` for a
+    /// policy that takes it (ignored otherwise).
     ///
     /// # Errors
-    /// [`Error::BufferSize`] if `obs` does not have the policy's input length.
-    pub fn logits(&self, obs: &[f32]) -> Result<Vec<f32>, Error> {
+    /// [`Error::BufferSize`] if `obs` does not have the game's observation length;
+    /// [`Error::InvalidPolicy`] if the policy takes a hint and none (or one outside the
+    /// action space) is given.
+    pub fn logits(&self, obs: &[f32], hint: Option<Action>) -> Result<Vec<f32>, Error> {
         if obs.len() != self.obs_len {
             return Err(Error::BufferSize {
                 got: obs.len(),
@@ -325,6 +358,23 @@ impl Policy {
             });
         }
         let mut x = obs.to_vec();
+        let hint = match (self.hint, hint) {
+            (None, _) => None,
+            (Some(bonus), Some(h)) if (h as usize) < self.num_actions => {
+                x.resize(self.obs_len + self.num_actions, 0.0);
+                x[self.obs_len + h as usize] = 1.0;
+                Some((h as usize, bonus))
+            }
+            (Some(_), _) => {
+                return Err(Error::InvalidPolicy {
+                    reason: format!(
+                        "policy:{} takes the heuristic's action (0 to {}) as an input",
+                        self.name,
+                        self.num_actions - 1
+                    ),
+                });
+            }
+        };
         for (k, layer) in self.layers.iter().enumerate() {
             let mut y = layer.bias.clone();
             for (i, &xi) in x.iter().enumerate() {
@@ -343,16 +393,25 @@ impl Policy {
             }
             x = y;
         }
+        if let Some((h, bonus)) = hint {
+            x[h] += bonus;
+        }
         Ok(x)
     }
 
     /// The legal action of the seat to act with the highest logit (lowest id on a tie),
-    /// from `seat`'s observation.
+    /// from `seat`'s observation (and the heuristic's action for `seat`, drawn with `rng`,
+    /// if the policy takes it).
     ///
     /// # Errors
     /// [`Error::InvalidPolicy`] if the state's game is not the policy's;
     /// [`Error::GameOver`] if there is no legal action.
-    pub fn action<S: State>(&self, state: &S, seat: usize) -> Result<Action, Error> {
+    pub fn action<S: State, R: Rng + ?Sized>(
+        &self,
+        state: &S,
+        seat: usize,
+        rng: &mut R,
+    ) -> Result<Action, Error> {
         let game = state.game();
         self.check_game(
             <S::Game as Game>::NAME,
@@ -361,7 +420,11 @@ impl Policy {
         )?;
         let mut obs = vec![0.0; self.obs_len];
         state.write_observation(seat, &mut obs)?;
-        let logits = self.logits(&obs)?;
+        let hint = match self.hint {
+            Some(_) => Some(state.heuristic_action(seat, rng)?),
+            None => None,
+        };
+        let logits = self.logits(&obs, hint)?;
         let mut best: Option<(Action, f32)> = None;
         for a in state.legal_actions().iter() {
             let v = logits.get(a as usize).copied().unwrap_or(f32::NEG_INFINITY);
@@ -374,7 +437,8 @@ impl Policy {
 }
 
 /// Builds a policy from its parts (what `cardhouse.train` exports, for tests and tools):
-/// `layers` as `(inputs, outputs, weights input-major, biases)`.
+/// `hint` is the logit bonus of a policy that takes the heuristic's action (features 1),
+/// `layers` are `(inputs, outputs, weights input-major, biases)`.
 ///
 /// # Errors
 /// As [`Policy::from_bytes`] (the parts must chain as a file's would).
@@ -384,6 +448,7 @@ pub fn from_parts(
     info: &str,
     obs_len: usize,
     num_actions: usize,
+    hint: Option<f32>,
     layers: Vec<(usize, usize, Vec<f32>, Vec<f32>)>,
 ) -> Result<Policy, Error> {
     let policy = Policy {
@@ -392,6 +457,7 @@ pub fn from_parts(
         info: info.to_owned(),
         obs_len,
         num_actions,
+        hint,
         layers: layers
             .into_iter()
             .map(|(inputs, outputs, weights, bias)| Layer {

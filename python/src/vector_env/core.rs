@@ -30,7 +30,8 @@ pub(crate) const fn bot_seed(seed: u64, index: u64, seat: u64) -> u64 {
 pub(crate) struct Env {
     pub(crate) state: AnyState,
     rng: SeededRng,
-    /// One generator per seat, used by the bot on that seat (if any).
+    /// One generator per seat, used by the bot on that seat (if any), and one more (last)
+    /// for the heuristic's suggestions to the learner.
     bot_rngs: Vec<SeededRng>,
     legal: ActionSet,
 }
@@ -51,6 +52,8 @@ pub(crate) struct Out<'a> {
     pub(crate) player: &'a mut [i32],
     pub(crate) rewards: &'a mut [f32],
     pub(crate) done: &'a mut [bool],
+    /// The heuristic's action for the seat to act (-1 without hints).
+    pub(crate) hint: &'a mut [i32],
     /// `players × obs_len` per env: the finished game's last observation of every seat.
     pub(crate) final_obs: &'a mut [f32],
 }
@@ -63,6 +66,7 @@ impl<'a> Out<'a> {
         let (player, player_rest) = self.player.split_at_mut(n);
         let (rewards, rewards_rest) = self.rewards.split_at_mut(n * dims.players);
         let (done, done_rest) = self.done.split_at_mut(n);
+        let (hint, hint_rest) = self.hint.split_at_mut(n);
         let (final_obs, final_rest) = self.final_obs.split_at_mut(n * dims.players * dims.obs_len);
         (
             Out {
@@ -71,6 +75,7 @@ impl<'a> Out<'a> {
                 player,
                 rewards,
                 done,
+                hint,
                 final_obs,
             },
             Out {
@@ -79,6 +84,7 @@ impl<'a> Out<'a> {
                 player: player_rest,
                 rewards: rewards_rest,
                 done: done_rest,
+                hint: hint_rest,
                 final_obs: final_rest,
             },
         )
@@ -97,6 +103,8 @@ pub(crate) struct Core {
     pub(crate) threads: usize,
     /// Per seat: the bot playing it, or `None` for a learner seat.
     pub(crate) bots: Vec<Option<BotKind>>,
+    /// Whether the heuristic's action is reported for every learner decision.
+    pub(crate) hints: bool,
 }
 
 /// What the stepping closures see of the core (shared by the threads).
@@ -105,6 +113,7 @@ struct Shared<'a> {
     game: &'a AnyGame,
     dims: Dims,
     bots: &'a [Option<BotKind>],
+    hints: bool,
 }
 
 impl Core {
@@ -114,6 +123,7 @@ impl Core {
         seed: u64,
         threads: usize,
         bots: Vec<Option<BotKind>>,
+        hints: bool,
     ) -> Core {
         let initial = game.new_initial_state();
         let players = game.num_players();
@@ -122,7 +132,7 @@ impl Core {
                 .map(|_| Env {
                     state: initial.clone(),
                     rng: SeededRng::new(0),
-                    bot_rngs: vec![SeededRng::new(0); players],
+                    bot_rngs: vec![SeededRng::new(0); players + 1],
                     legal: ActionSet::EMPTY,
                 })
                 .collect(),
@@ -134,6 +144,7 @@ impl Core {
             threads: threads.clamp(1, num_envs.max(1)),
             game,
             bots,
+            hints,
         };
         core.reseed(seed);
         core
@@ -159,6 +170,7 @@ impl Core {
             game: &self.game,
             dims: self.dims,
             bots: &self.bots,
+            hints: self.hints,
         };
         let dims = self.dims;
         if self.threads <= 1 {
@@ -202,7 +214,7 @@ impl Core {
             for (i, env) in envs.iter_mut().enumerate() {
                 reset_env(sh.game, env);
                 advance(sh, env, i, &mut out).map_err(|e| (first + i, e))?;
-                write_env(sh.dims, env, i, &mut out);
+                write_env(sh, env, i, &mut out);
             }
             Ok(())
         })
@@ -244,7 +256,7 @@ impl Core {
                 // Checked above: `a` is legal for the seat to act.
                 env.state.apply_unchecked(a as Action);
                 advance(sh, env, i, &mut out).map_err(|e| (first + i, e))?;
-                write_env(sh.dims, env, i, &mut out);
+                write_env(sh, env, i, &mut out);
             }
             Ok(())
         })
@@ -308,15 +320,17 @@ fn reset_env(game: &AnyGame, env: &mut Env) {
     env.state = state;
 }
 
-/// Writes observation, mask and player of `env` into row `i` of `out` and caches its legal
-/// set.
-fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
+/// Writes observation, mask, player (and the heuristic's hint) of `env` into row `i` of
+/// `out` and caches its legal set.
+fn write_env(sh: Shared<'_>, env: &mut Env, i: usize, out: &mut Out<'_>) {
+    let dims = sh.dims;
     let state = &env.state;
     let legal = state.legal_actions();
     env.legal = legal;
     let obs = &mut out.obs[i * dims.obs_len..(i + 1) * dims.obs_len];
     let mask = &mut out.mask[i * dims.num_actions..(i + 1) * dims.num_actions];
     mask.fill(false);
+    out.hint[i] = -1;
     let player = state.current_player();
     match player {
         Player::Seat(seat) => {
@@ -328,6 +342,12 @@ fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
             // Cannot fail: the seat exists and the buffer has the game's length.
             if state.write_observation(seat, obs).is_err() {
                 obs.fill(0.0);
+            }
+            if sh.hints {
+                let rng = &mut env.bot_rngs[dims.players];
+                if let Ok(a) = state.heuristic_action(seat, rng) {
+                    out.hint[i] = a as i32;
+                }
             }
         }
         _ => obs.fill(0.0),

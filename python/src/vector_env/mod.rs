@@ -30,7 +30,10 @@ use crate::state::PyState;
 /// * ``dones``: bool ``(num_envs,)``, True where the step ended a game;
 /// * ``final_observations``: float32 ``(num_envs, num_players, *observation_shape)``: where
 ///   ``dones`` is True, every seat's observation of the finished game's terminal state
-///   (other rows hold stale values).
+///   (other rows hold stale values);
+/// * ``heuristic_actions``: int32 ``(num_envs,)``, with ``hints=True``, the action the game's
+///   heuristic bot would choose for the seat to act (-1 otherwise), drawn with a generator
+///   of its own per env (seed ``VectorEnv.bot_seed(seed, i, num_players)``).
 ///
 /// **Learners and bots.** ``bots`` gives seats to the engine's bots (``{1: "heuristic",
 /// 3: "heuristic"}``; names as ``cardhouse.bots``: ``random``, ``heuristic``, ``ismcts``,
@@ -69,6 +72,7 @@ use crate::state::PyState;
 ///         more pays off from a few hundred envs per thread. Results do not depend on it.
 ///     bots: ``{seat: bot}`` for the seats the engine plays; at least one seat must be left
 ///         to the learner. None (the default): every seat learns.
+///     hints: also compute ``heuristic_actions`` (one heuristic decision per row).
 ///     **options: game options, as for ``cardhouse.new_game``.
 ///
 /// Raises:
@@ -87,6 +91,7 @@ pub struct PyVectorEnv {
     rewards: Py<PyArray2<f32>>,
     done: Py<PyArray1<bool>>,
     final_obs: Py<PyArray3<f32>>,
+    hint: Py<PyArray1<i32>>,
 }
 
 impl PyVectorEnv {
@@ -108,6 +113,7 @@ impl PyVectorEnv {
         let mut rewards = self.rewards.bind(py).try_readwrite().map_err(busy)?;
         let mut done = self.done.bind(py).try_readwrite().map_err(busy)?;
         let mut final_obs = self.final_obs.bind(py).try_readwrite().map_err(busy)?;
+        let mut hint = self.hint.bind(py).try_readwrite().map_err(busy)?;
         let layout = |_| {
             new_err(
                 Kind::BufferSize,
@@ -121,6 +127,7 @@ impl PyVectorEnv {
             rewards: rewards.as_slice_mut().map_err(layout)?,
             done: done.as_slice_mut().map_err(layout)?,
             final_obs: final_obs.as_slice_mut().map_err(layout)?,
+            hint: hint.as_slice_mut().map_err(layout)?,
         };
         let core = &mut self.core;
         Ok(py.detach(|| f(core, out)))
@@ -145,7 +152,7 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
-    #[pyo3(signature = (name, num_envs, seed, *, num_threads = 1, bots = None, **options))]
+    #[pyo3(signature = (name, num_envs, seed, *, num_threads = 1, bots = None, hints = false, **options))]
     fn new(
         py: Python<'_>,
         name: &str,
@@ -153,6 +160,7 @@ impl PyVectorEnv {
         seed: &Bound<'_, PyAny>,
         num_threads: usize,
         bots: Option<&Bound<'_, PyDict>>,
+        hints: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         if num_envs == 0 {
@@ -172,7 +180,7 @@ impl PyVectorEnv {
         let players = game.num_players();
         let bots = seat_bots(&game, bots)?;
         let mut env = PyVectorEnv {
-            core: Core::new(game, num_envs, seed, num_threads, bots),
+            core: Core::new(game, num_envs, seed, num_threads, bots, hints),
             fresh: true,
             obs: PyArray2::zeros(py, [num_envs, obs_len], false).unbind(),
             mask: PyArray2::zeros(py, [num_envs, num_actions], false).unbind(),
@@ -180,6 +188,7 @@ impl PyVectorEnv {
             rewards: PyArray2::zeros(py, [num_envs, players], false).unbind(),
             done: PyArray1::zeros(py, num_envs, false).unbind(),
             final_obs: PyArray3::zeros(py, [num_envs, players, obs_len], false).unbind(),
+            hint: PyArray1::zeros(py, num_envs, false).unbind(),
         };
         env.with_out(py, |core, out| core.reset(out))?
             .map_err(env_error)?;
@@ -363,6 +372,20 @@ impl PyVectorEnv {
     #[getter]
     fn final_observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
         self.final_obs.bind(py).clone()
+    }
+
+    /// With ``hints=True``, int32 ``(num_envs,)``: the action the game's heuristic bot would
+    /// choose for the seat to act (a feature for the learner; it decides from that seat's
+    /// knowledge only); -1 without hints (overwritten by every call).
+    #[getter]
+    fn heuristic_actions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        self.hint.bind(py).clone()
+    }
+
+    /// Whether ``heuristic_actions`` are computed.
+    #[getter]
+    fn hints(&self) -> bool {
+        self.core.hints
     }
 
     /// The seats the learner plays (those without a bot), ascending.
