@@ -76,32 +76,38 @@ class Config:
     """A bot for the other side's seats, or ``self`` for self-play."""
     options: dict[str, Any] = field(default_factory=lambda: {"scope": "deal"})
     minutes: float = 30.0
+    max_steps: int = 0
+    """Stop after this many environment steps too (0: the time budget alone)."""
     num_envs: int = 256
     steps: int = 32
     """Decisions per env per rollout (a batch is ``num_envs * steps`` rows)."""
-    epochs: int = 2
+    epochs: int = 3
     minibatches: int = 4
-    lr: float = 1e-3
-    hidden: int = 256
+    lr: float = 5e-4
+    hidden: int = 128
     hint: bool = True
     """Give the network the heuristic bot's action as an input (and a learned bonus on its
     logit): the policy starts near the heuristic and learns where to differ."""
-    hint_bonus: float = 2.0
+    hint_bonus: float = 3.0
     """The initial logit bonus of the heuristic's action (with ``hint``)."""
     gae_lambda: float = 0.95
     clip: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.005
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     seed: int = 0
     env_threads: int = 1
     torch_threads: int = 1
-    eval_every: float = 5.0
+    eval_every: float = 6.0
     """Minutes of training between evaluations (0: only at the end)."""
     eval_sets: int = 500
-    eval_ismcts: str = "ismcts:100"
+    eval_ismcts: str = "ismcts:50"
     eval_ismcts_sets: int = 100
     eval_threads: int = 2
+    final_sets: int = 1000
+    """Duplicate sets of the final evaluation against random and heuristic."""
+    final_ismcts: str = "ismcts"
+    final_ismcts_sets: int = 200
     out: str = "runs/train"
 
 
@@ -358,9 +364,15 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
         (out / "policy.chp").write_bytes(data)
         torch.save({"agent": agent.state_dict(), "config": asdict(config)}, out / "agent.pt")
         bot = _bots.policy(data, game)
-        opponents = [("random", config.eval_sets), ("heuristic", config.eval_sets)]
-        if config.eval_ismcts and config.eval_ismcts_sets > 0:
-            opponents.append((config.eval_ismcts, config.eval_ismcts_sets))
+        sets = config.final_sets if final else config.eval_sets
+        opponents = [("random", sets), ("heuristic", sets)]
+        ismcts, ismcts_sets = (
+            (config.final_ismcts, config.final_ismcts_sets)
+            if final
+            else (config.eval_ismcts, config.eval_ismcts_sets)
+        )
+        if ismcts and ismcts_sets > 0:
+            opponents.append((ismcts, ismcts_sets))
         for row in evaluate(bot, game, opponents, seed=10_000 + updates, threads=config.eval_threads):
             row = {"train_seconds": round(trained(), 1), "env_steps": steps, "final": final, **row}
             evals.write(row)
@@ -374,7 +386,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
 
     log(f"{config.game} vs {config.opponent}: {N} envs x {T} steps, learner seats "
         f"{env.learner_seats}, {sum(p.numel() for p in agent.parameters())} parameters")
-    while trained() < budget:
+    while trained() < budget and not (config.max_steps and steps >= config.max_steps):
         # --- rollout ---
         finished = []
         for t in range(T):
@@ -428,6 +440,8 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
         ret = adv + b_val
         # --- update ---
         frac = max(0.0, 1.0 - trained() / budget)
+        if config.max_steps:
+            frac = min(frac, max(0.0, 1.0 - steps / config.max_steps))
         for g in optimizer.param_groups:
             g["lr"] = config.lr * frac
         f_obs, f_mask = b_obs.reshape(T * N, obs_len), b_mask.reshape(T * N, num_actions)
