@@ -654,6 +654,21 @@ class VectorEnv:
                 index and the rule. No env is changed.
             ValueError: ``actions`` has the wrong length.
         """
+    def rollout_values(self, bot: str | _Bot | None = None) -> npt.NDArray[np.float32]:
+        """Rollout values, for training targets: for every env and every legal action of the seat
+        to act there, that seat's return when the action is taken and the game is then
+        played to its end by ``bot`` (default ``"heuristic"``) on every seat (chance from a copy of the env's generator,
+        the same draws for every action of an env). Returns a new float32 array
+        ``(num_envs, num_distinct_actions)``, NaN for illegal actions. The envs do not change.
+
+        The rollouts start from the true state (hidden cards included): they are the
+        environment simulating outcomes, as any return is; a policy trained on them still
+        decides from its observation. Use ``scope="deal"`` games (a rollout plays to the end
+        of the game).
+
+        Raises:
+            InvalidOptionError: an unknown bot, or a policy of another game.
+        """
     def state(self, index: int) -> State:
         """A copy of env ``index``'s current state (for inspection; changing it does not change
         the env).

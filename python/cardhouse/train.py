@@ -72,6 +72,11 @@ class Config:
     """Everything a run depends on (the command line's flags, same names)."""
 
     game: str = "jass"
+    algo: str = "ppo"
+    """``ppo`` (masked PPO) or ``dmc`` (Deep Monte-Carlo on branched rollouts: the network
+    regresses, for every legal action, the return of playing it and then the rollout bot to
+    the end, :meth:`cardhouse.VectorEnv.rollout_values`, and plays the argmax; with ``hint``
+    it regresses each action's gain over the heuristic's move instead)."""
     opponent: str = "heuristic"
     """A bot for the other side's seats, or ``self`` for self-play."""
     options: dict[str, Any] = field(default_factory=lambda: {"scope": "deal"})
@@ -108,6 +113,13 @@ class Config:
     """Duplicate sets of the final evaluation against random and heuristic."""
     final_ismcts: str = "ismcts"
     final_ismcts_sets: int = 200
+    rollout_bot: str = "heuristic"
+    """With ``dmc``: the bot that plays the rollouts (every seat) after the branched action."""
+    epsilon: float = 0.05
+    """With ``dmc``: the share of random legal moves while collecting."""
+    margin: float = 0.05
+    """With ``dmc`` and ``hint``: the hint bonus, fixed: the policy leaves the heuristic's
+    move only where it predicts a gain above this (in reward-scale units)."""
     out: str = "runs/train"
 
 
@@ -305,6 +317,85 @@ def _advantages(
     return adv
 
 
+def _log_update(
+    progress: _Csv,
+    log: Callable[[str], None],
+    agent: Agent,
+    updates: int,
+    steps: int,
+    trained: Callable[[], float],
+    clock: dict[str, float],
+    finished: list[np.ndarray],
+    stats: list[tuple[float, float, float]],
+) -> None:
+    """One row of ``progress.csv`` (and a line of the log now and then)."""
+    done_returns = np.concatenate(finished) if finished else np.zeros(0)
+    s = np.mean(stats, axis=0)
+    row = {
+        "update": updates,
+        "train_seconds": round(trained(), 2),
+        "env_steps": steps,
+        "games": len(done_returns),
+        "train_return": float(done_returns.mean()) if len(done_returns) else math.nan,
+        "train_win_rate": float((done_returns > 0).mean()) if len(done_returns) else math.nan,
+        "policy_loss": s[0],
+        "value_loss": s[1],
+        "entropy": s[2],
+        "hint_bonus": float(agent.hint_bonus.item()) if agent.hint_bonus is not None else 0.0,
+        "steps_per_second": steps / trained(),
+        "engine_seconds": round(clock["engine"], 2),
+        "policy_seconds": round(clock["policy"], 2),
+        "update_seconds": round(clock["update"], 2),
+    }
+    progress.write(row)
+    if updates % 20 == 1:
+        log(
+            f"update {updates}: {steps} steps in {trained():.0f} s ({row['steps_per_second']:.0f}/s), "
+            f"training win rate {row['train_win_rate']:.3f}, return {row['train_return']:+.1f}, "
+            f"losses {s[0]:.3f} {s[1]:.3f}, entropy {s[2]:.2f}"
+        )
+
+
+def _dmc_update(
+    agent: Agent,
+    optimizer: torch.optim.Optimizer,
+    config: Config,
+    obs: torch.Tensor,
+    mask: torch.Tensor,
+    hint: torch.Tensor,
+    targets: torch.Tensor,
+    rng: np.random.Generator,
+    clock: dict[str, float],
+    t0: float,
+    trained: Callable[[], float],
+    budget: float,
+) -> None:
+    """Deep Monte-Carlo: the policy head's outputs regress the rollout returns of every legal
+    action (mean squared error over the legal entries)."""
+    T, N, A = targets.shape
+    frac = max(0.0, 1.0 - trained() / budget)
+    for g in optimizer.param_groups:
+        g["lr"] = config.lr * frac
+    f_obs, f_mask, f_target = obs.reshape(T * N, -1), mask.reshape(T * N, A), targets.reshape(T * N, A)
+    f_hint = hint.reshape(T * N)
+    size = T * N // config.minibatches
+    for _ in range(config.epochs):
+        order = torch.from_numpy(rng.permutation(T * N))
+        for k in range(config.minibatches):
+            idx = order[k * size : (k + 1) * size]
+            x = agent.first(f_obs[idx])
+            if agent.hint_embedding is not None:
+                x = x + agent.hint_embedding(f_hint[idx])
+            q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+            m = f_mask[idx].float()
+            loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
+            optimizer.step()
+    clock["update"] += time.perf_counter() - t0
+
+
 def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Runs masked PPO as ``config`` says; returns the run's summary (also written to
     ``summary.json`` in ``config.out``)."""
@@ -329,7 +420,10 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
         **config.options,
     )
     obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
-    agent = Agent(obs_len, num_actions, config.hidden, config.hint_bonus if config.hint else None)
+    bonus = config.margin if config.algo == "dmc" else config.hint_bonus
+    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None)
+    if config.algo == "dmc" and agent.hint_bonus is not None:
+        agent.hint_bonus.requires_grad_(False)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
     T, N = config.steps, config.num_envs
     b_obs = torch.zeros((T, N, obs_len))
@@ -341,6 +435,10 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
     b_player = np.zeros((T, N), dtype=np.int64)
     b_rew = np.zeros((T, N, players), dtype=np.float32)
     b_done = np.zeros((T, N), dtype=bool)
+    dmc = config.algo == "dmc"
+    if config.algo not in ("ppo", "dmc"):
+        raise ValueError(f"algo={config.algo!r}: ppo or dmc")
+    b_target = torch.zeros((T, N, num_actions)) if dmc else torch.zeros(0)
     progress, evals = _Csv(out / "progress.csv"), _Csv(out / "eval.csv")
     budget = config.minutes * 60.0
     obs, mask, player = env.reset()
@@ -351,7 +449,8 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
     eval_seconds = 0.0
     next_eval = config.eval_every * 60.0 if config.eval_every > 0 else math.inf
     eval_rows: list[dict[str, Any]] = []
-    info = f"masked PPO vs {config.opponent}, options {config.options}, hint {config.hint}"
+    method = "masked PPO" if config.algo == "ppo" else f"DMC on {config.rollout_bot} rollouts"
+    info = f"{method} vs {config.opponent}, options {config.options}, hint {config.hint}"
     hints = env.heuristic_actions
 
     def trained() -> float:
@@ -402,14 +501,26 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
                 hint = b_hint[t]
             with torch.no_grad():
                 logits, value = agent(b_obs[t], b_mask[t], hint)
-                logp_all = torch.log_softmax(logits, dim=-1)
-                gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-20, 1.0)))
-                action = torch.argmax(logits + gumbel, dim=-1)
+                if dmc:
+                    # Epsilon-greedy over the predicted returns.
+                    noise = torch.rand_like(logits).masked_fill(~b_mask[t], -1.0)
+                    explore = torch.rand(N) < config.epsilon
+                    action = torch.where(explore, noise.argmax(-1), logits.argmax(-1))
+                else:
+                    logp_all = torch.log_softmax(logits, dim=-1)
+                    gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-20, 1.0)))
+                    action = torch.argmax(logits + gumbel, dim=-1)
+                    b_logp[t] = logp_all.gather(1, action[:, None]).squeeze(1)
             b_act[t] = action
-            b_logp[t] = logp_all.gather(1, action[:, None]).squeeze(1)
             b_val[t] = value.numpy()
             actions = action.numpy()
             t1 = time.perf_counter()
+            if dmc:
+                targets = env.rollout_values(config.rollout_bot)
+                if config.hint:
+                    # Gains over the heuristic's move (common random numbers: low variance).
+                    targets = targets - targets[np.arange(N), b_hint[t].numpy()][:, None]
+                b_target[t].copy_(torch.from_numpy(np.nan_to_num(targets, nan=0.0)))
             obs, mask, player, rewards, dones = env.step(actions)
             t2 = time.perf_counter()
             b_done[t] = dones
@@ -438,6 +549,18 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
             config.gae_lambda,
         )
         ret = adv + b_val
+        if dmc:
+            _dmc_update(
+                agent, optimizer, config, b_obs, b_mask, b_hint, b_target / scale, rng, clock, t0,
+                trained, budget,
+            )
+            updates += 1
+            _log_update(progress, log, agent, updates, steps, trained, clock, finished, [(0.0, 0.0, 0.0)])
+            if trained() >= next_eval:
+                log(f"evaluation after {trained() / 60:.1f} min, {steps} steps:")
+                run_eval(False)
+                next_eval += config.eval_every * 60.0
+            continue
         # --- update ---
         frac = max(0.0, 1.0 - trained() / budget)
         if config.max_steps:
@@ -472,31 +595,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
                 stats.append((pg_loss.item(), v_loss.item(), entropy.item()))
         clock["update"] += time.perf_counter() - t0
         updates += 1
-        done_returns = np.concatenate(finished) if finished else np.zeros(0)
-        s = np.mean(stats, axis=0)
-        row = {
-            "update": updates,
-            "train_seconds": round(trained(), 2),
-            "env_steps": steps,
-            "games": len(done_returns),
-            "train_return": float(done_returns.mean()) if len(done_returns) else math.nan,
-            "train_win_rate": float((done_returns > 0).mean()) if len(done_returns) else math.nan,
-            "policy_loss": s[0],
-            "value_loss": s[1],
-            "entropy": s[2],
-            "hint_bonus": float(agent.hint_bonus.item()) if agent.hint_bonus is not None else 0.0,
-            "steps_per_second": steps / trained(),
-            "engine_seconds": round(clock["engine"], 2),
-            "policy_seconds": round(clock["policy"], 2),
-            "update_seconds": round(clock["update"], 2),
-        }
-        progress.write(row)
-        if updates % 20 == 1:
-            log(
-                f"update {updates}: {steps} steps in {trained():.0f} s ({row['steps_per_second']:.0f}/s), "
-                f"training win rate {row['train_win_rate']:.3f}, return {row['train_return']:+.1f}, "
-                f"entropy {s[2]:.2f}"
-            )
+        _log_update(progress, log, agent, updates, steps, trained, clock, finished, stats)
         if trained() >= next_eval:
             log(f"evaluation after {trained() / 60:.1f} min, {steps} steps:")
             run_eval(False)
@@ -580,7 +679,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if name == "options":
             continue
         flag = "--" + name.replace("_", "-")
-        parser.add_argument(flag, type=type(value), default=value)
+        if isinstance(value, bool):
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=value)
+        else:
+            parser.add_argument(flag, type=type(value), default=value)
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="a game option (default scope=deal)",

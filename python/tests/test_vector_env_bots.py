@@ -165,3 +165,51 @@ def test_a_bot_object_takes_a_seat() -> None:
 def test_bad_bots_are_named(bots_arg: dict[Any, Any], message: str) -> None:
     with pytest.raises(cardhouse.InvalidOptionError, match=message):
         cardhouse.VectorEnv("jass", 2, 0, bots=bots_arg, scope="deal")
+
+
+@pytest.mark.parametrize("name", ["jass", "cribbage"])
+def test_rollout_values_equal_python_rollouts(name: str) -> None:
+    seed, num_envs = 5, 3
+    env = cardhouse.VectorEnv(name, num_envs, seed, scope="deal")  # self-play: no bot moved yet
+    game = env.game
+    _, masks, players = env.reset()
+    before = [env.state(i).to_bytes() for i in range(num_envs)]
+    values = env.rollout_values("heuristic")
+    assert values.shape == (num_envs, env.num_distinct_actions) and values.dtype == np.float32
+    assert [env.state(i).to_bytes() for i in range(num_envs)] == before, "envs unchanged"
+    np.testing.assert_array_equal(np.isnan(values), ~masks)
+    for i in range(num_envs):
+        for a in np.flatnonzero(masks[i]):
+            # The env's chance generator after its first deal, and fresh bot generators.
+            chance = cardhouse.Rng(cardhouse.VectorEnv.env_seed(seed, i))
+            game.new_initial_state().resolve_chance(chance)
+            seat_bots = [
+                bots._make_bot("heuristic", game, cardhouse.VectorEnv.bot_seed(seed, i, s))
+                for s in range(game.num_players)
+            ]
+            state = env.state(i)
+            state.apply(int(a))
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.resolve_chance(chance)
+                else:
+                    state.apply(seat_bots[state.current_player].act(state))
+            assert values[i, a] == np.float32(state.returns()[int(players[i])])
+
+
+def test_rollout_values_do_not_change_the_run() -> None:
+    def run(with_rollouts: bool) -> list[np.ndarray]:
+        env = cardhouse.VectorEnv("cribbage", 4, 2, bots={1: "heuristic"}, scope="deal")
+        out = []
+        masks = env.reset()[1]
+        for _ in range(30):
+            if with_rollouts:
+                env.rollout_values("random")
+            obs, masks, _, rewards, _ = env.step(choose(masks, np.random.default_rng(0)))
+            out += [obs.copy(), rewards.copy()]
+        return out
+
+    assert all(np.array_equal(x, y) for x, y in zip(run(False), run(True)))
+    env = cardhouse.VectorEnv("jass", 2, 0, scope="deal")
+    with pytest.raises(cardhouse.InvalidOptionError, match="unknown bot"):
+        env.rollout_values("genius")

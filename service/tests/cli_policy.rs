@@ -40,7 +40,8 @@ fn policy_file(game: &str, tag: &str) -> std::path::PathBuf {
         (4, a, vec![0.0; 4 * a], vec![0.0; a]),
     ];
     let p = from_parts("tiny", game, "test", o, a, Some(1.0), layers).expect("parts");
-    let dir = std::env::temp_dir().join(format!("cardhouse-cli-policy-{}-{tag}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("cardhouse-cli-policy-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let path = dir.join(format!("{game}.chp"));
     std::fs::write(&path, p.to_bytes()).expect("write");
@@ -52,7 +53,19 @@ fn simulate_plays_a_policy_file_and_the_shipped_policies() {
     let path = policy_file("cribbage", "sim");
     let bots = format!("policy:{},heuristic", path.display());
     let (ok, out, err) = cardhouse(
-        &["simulate", "cribbage", "-o", "scope=deal", "--bots", &bots, "--matches", "20", "--duplicate", "--threads", "1"],
+        &[
+            "simulate",
+            "cribbage",
+            "-o",
+            "scope=deal",
+            "--bots",
+            &bots,
+            "--matches",
+            "20",
+            "--duplicate",
+            "--threads",
+            "1",
+        ],
         "",
     );
     assert!(ok, "{err}");
@@ -61,7 +74,18 @@ fn simulate_plays_a_policy_file_and_the_shipped_policies() {
         let g = cardhouse::bots::policy::shipped(name).expect("shipped");
         let bots = format!("policy:{name},heuristic");
         let (ok, out, err) = cardhouse(
-            &["simulate", g.game(), "-o", "scope=deal", "--bots", &bots, "--matches", "4", "--threads", "1"],
+            &[
+                "simulate",
+                g.game(),
+                "-o",
+                "scope=deal",
+                "--bots",
+                &bots,
+                "--matches",
+                "4",
+                "--threads",
+                "1",
+            ],
             "",
         );
         assert!(ok, "{name}: {err}");
@@ -74,21 +98,46 @@ fn play_against_a_policy() {
     let path = policy_file("klaberjass", "play");
     let bots = format!("policy:{}", path.display());
     // Piped input ends at once: the session stops cleanly after the policy's first moves.
-    let (ok, out, err) = cardhouse(&["play", "klaberjass", "-o", "scope=deal", "--seat", "1", "--bots", &bots, "--seed", "3"], "");
+    let (ok, out, err) = cardhouse(
+        &[
+            "play",
+            "klaberjass",
+            "-o",
+            "scope=deal",
+            "--seat",
+            "1",
+            "--bots",
+            &bots,
+            "--seed",
+            "3",
+        ],
+        "",
+    );
     assert!(ok, "{err}");
     assert!(out.contains("policy:tiny"), "{out}");
 }
 
 #[test]
 fn bad_policies_are_named() {
-    let (ok, _, err) = cardhouse(&["simulate", "jass", "--bots", "policy:/nonexistent/x.chp"], "");
+    let (ok, _, err) = cardhouse(
+        &["simulate", "jass", "--bots", "policy:/nonexistent/x.chp"],
+        "",
+    );
     assert!(!ok);
     assert!(err.contains("policy file `/nonexistent/x.chp`"), "{err}");
     let dir = std::env::temp_dir().join(format!("cardhouse-cli-policy-{}-bad", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let junk = dir.join("junk.chp");
     std::fs::write(&junk, b"not a policy").expect("write");
-    let (ok, _, err) = cardhouse(&["simulate", "jass", "--bots", &format!("policy:{}", junk.display())], "");
+    let (ok, _, err) = cardhouse(
+        &[
+            "simulate",
+            "jass",
+            "--bots",
+            &format!("policy:{}", junk.display()),
+        ],
+        "",
+    );
     assert!(!ok);
     assert!(err.contains("CHPOLICY"), "{err}");
     let (ok, _, err) = cardhouse(&["simulate", "jass", "--bots", "policy:nosuch"], "");
@@ -97,7 +146,19 @@ fn bad_policies_are_named() {
     // A cribbage policy at a jass table.
     let crib = policy_file("cribbage", "mismatch");
     let bots = format!("policy:{},random", crib.display());
-    let (ok, _, err) = cardhouse(&["simulate", "jass", "-o", "scope=deal", "--bots", &bots, "--matches", "2"], "");
+    let (ok, _, err) = cardhouse(
+        &[
+            "simulate",
+            "jass",
+            "-o",
+            "scope=deal",
+            "--bots",
+            &bots,
+            "--matches",
+            "2",
+        ],
+        "",
+    );
     assert!(!ok);
     assert!(err.contains("plays cribbage, not jass"), "{err}");
 }

@@ -263,6 +263,76 @@ impl Core {
     }
 }
 
+impl Core {
+    /// For every env and every legal action of the seat to act there: the return of that
+    /// seat when the action is taken and the game is then played to its end by `bot` on every
+    /// seat, chance drawn from a copy of the env's generator (the same draws for every action
+    /// of an env: common random numbers). `out` has `num_actions` values per env; illegal
+    /// actions get NaN. Nothing of the envs changes.
+    pub(crate) fn rollout_values(
+        &mut self,
+        bot: &BotKind,
+        out: &mut [f32],
+    ) -> Result<(), EnvError> {
+        let a = self.dims.num_actions;
+        let per = self.envs.len().div_ceil(self.threads.max(1));
+        let run = |first: usize, chunk: &[Env], rows: &mut [f32]| -> Result<(), EnvError> {
+            for (j, (env, row)) in chunk.iter().zip(rows.chunks_mut(a)).enumerate() {
+                rollout_env(env, bot, row).map_err(|e| (first + j, e))?;
+            }
+            Ok(())
+        };
+        let mut ranges = self.envs.chunks(per).zip(out.chunks_mut(per * a));
+        let Some((own, own_rows)) = ranges.next() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
+            let run = &run;
+            // The calling thread takes the first range itself; the others get a thread each.
+            let handles: Vec<_> = ranges
+                .enumerate()
+                .map(|(k, (chunk, rows))| scope.spawn(move || run((k + 1) * per, chunk, rows)))
+                .collect();
+            let mut result = run(0, own, own_rows);
+            for h in handles {
+                let r = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
+    }
+}
+
+/// The rollout values of one env (see [`Core::rollout_values`]).
+fn rollout_env(env: &Env, bot: &BotKind, row: &mut [f32]) -> Result<(), cardhouse::Error> {
+    row.fill(f32::NAN);
+    let Player::Seat(seat) = env.state.current_player() else {
+        return Ok(());
+    };
+    for a in env.legal.iter() {
+        let mut state = env.state.clone();
+        let mut chance = env.rng.clone();
+        let mut rngs = env.bot_rngs.clone();
+        state.apply(a)?;
+        loop {
+            match state.current_player() {
+                Player::Chance => state.resolve_chance(&mut chance)?,
+                Player::Seat(s) => {
+                    let b = state.bot_action(bot, s, &mut rngs[s], &mut || false)?;
+                    state.apply(b)?;
+                }
+                Player::Terminal => break,
+            }
+        }
+        if let Some(slot) = row.get_mut(a as usize) {
+            *slot = state.returns()[seat] as f32;
+        }
+    }
+    Ok(())
+}
+
 /// Plays chance and the bots' moves in `env` until a learner seat is to act, resetting
 /// (and reporting in row `i` of `out`) every game that ends on the way.
 fn advance(

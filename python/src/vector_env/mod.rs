@@ -286,6 +286,40 @@ impl PyVectorEnv {
         self.arrays(py, true)
     }
 
+    /// Rollout values, for training targets: for every env and every legal action of the seat
+    /// to act there, that seat's return when the action is taken and the game is then
+    /// played to its end by ``bot`` (default ``"heuristic"``) on every seat (chance from a copy of the env's generator,
+    /// the same draws for every action of an env). Returns a new float32 array
+    /// ``(num_envs, num_distinct_actions)``, NaN for illegal actions. The envs do not change.
+    ///
+    /// The rollouts start from the true state (hidden cards included): they are the
+    /// environment simulating outcomes, as any return is; a policy trained on them still
+    /// decides from its observation. Use ``scope="deal"`` games (a rollout plays to the end
+    /// of the game).
+    ///
+    /// Raises:
+    ///     InvalidOptionError: an unknown bot, or a policy of another game.
+    #[pyo3(signature = (bot = None))]
+    fn rollout_values<'py>(
+        &mut self,
+        py: Python<'py>,
+        bot: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let kind = match bot {
+            Some(b) => bot_kind(b)?,
+            None => BotKind::Heuristic,
+        };
+        kind.check_game(&self.core.game).py()?;
+        let (n, a) = (self.core.envs.len(), self.core.dims.num_actions);
+        let mut values = vec![0.0f32; n * a];
+        let core = &mut self.core;
+        py.detach(|| core.rollout_values(&kind, &mut values))
+            .map_err(env_error)?;
+        numpy::ndarray::Array2::from_shape_vec((n, a), values)
+            .map(|arr| PyArray2::from_owned_array(py, arr))
+            .map_err(|e| new_err(Kind::Cardhouse, format!("rollout values: {e}")))
+    }
+
     /// A copy of env ``index``'s current state (for inspection; changing it does not change
     /// the env).
     ///
