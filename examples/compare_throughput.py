@@ -7,7 +7,8 @@ include the policy's forward passes and the updates; for ``cardhouse.train`` the
     pip install "./python[rllib]"        # Ray RLlib and torch
     python examples/compare_throughput.py --game jass --opponent heuristic --seconds 60
 
-Both train the same two-layer MLP size (``--hidden``) against the same engine bot.
+Both train masked PPO with the same two-layer MLP size (``--hidden``) against the same engine
+bot (ours without the heuristic hint).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def ours(game: str, opponent: str, seconds: float, hidden: int, hint: bool) -> d
     with tempfile.TemporaryDirectory() as out:
         config = train.Config(
             game=game,
+            algo="ppo",
             opponent=opponent,
             minutes=seconds / 60,
             hidden=hidden,
@@ -34,6 +36,8 @@ def ours(game: str, opponent: str, seconds: float, hidden: int, hint: bool) -> d
             eval_every=0,
             eval_sets=1,
             eval_ismcts_sets=0,
+            final_sets=1,
+            final_ismcts_sets=0,
             out=out,
         )
         s = train.train(config, log=lambda _: None)

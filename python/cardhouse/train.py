@@ -1,6 +1,7 @@
-"""Masked PPO on :class:`cardhouse.VectorEnv`, in one small file (in the spirit of CleanRL's
-``ppo.py``): PyTorch on CPU, a two-layer MLP, trained against an engine bot or in self-play,
-with a time budget, CSV logs, checkpoints and periodic evaluation in duplicate deals.
+"""Training on :class:`cardhouse.VectorEnv` in one small file (in the spirit of CleanRL's
+``ppo.py``): PyTorch on CPU, a two-layer MLP, Deep Monte-Carlo on branched rollouts (the
+default) or masked PPO, against an engine bot or in self-play, with a time budget, CSV logs,
+checkpoints and periodic evaluation in duplicate deals.
 
 ::
 
@@ -14,11 +15,21 @@ What happens:
   returns is a decision of ours (side 0: seats 0 and 2 in Jass and Avinas, seat 0 in
   two-handed games). With ``--opponent self`` every seat is ours (self-play: one network
   plays all seats, each from its own seat's observation).
-* Rollouts of ``--steps`` decisions per env; advantages by GAE over each seat's own
-  decisions (a seat's rows in an env form its trajectory; the reward is the game's return,
-  scaled by the standard deviation measured in the first rollout); the clipped PPO
-  objective with the illegal actions masked out of the softmax; an entropy bonus; a value
-  head on the shared trunk.
+* ``--algo dmc`` (the default): Deep Monte-Carlo (as DouZero) on branched rollouts. At every
+  decision collected, ``VectorEnv.rollout_values`` plays each legal action out to the end of
+  the deal with the heuristic on every seat (from the true state, common random numbers),
+  and the network regresses those returns for every legal action at once. With ``--hint``
+  (the default) the network also sees the heuristic's move and regresses each action's
+  *gain* over it; it plays the heuristic's move unless it predicts a gain above
+  ``--margin``: a learned one-step improvement of the heuristic, deciding from the seat's
+  observation only (the rollouts are the environment's simulation, like any return).
+  Collection is epsilon-greedy.
+* ``--algo ppo``: rollouts of ``--steps`` decisions per env; advantages by GAE over each
+  seat's own decisions (a seat's rows in an env form its trajectory; the reward is the
+  game's return, scaled by the standard deviation measured in the first rollout); the
+  clipped PPO objective with the illegal actions masked out of the softmax; an entropy
+  bonus; a value head on the shared trunk. With ``--hint`` it starts near the heuristic
+  (a learned bonus on the heuristic's move).
 * Every ``--eval-every`` minutes of training (and at the end) the policy is exported in the
   engine's policy format and played by the engine's arena in duplicate deals
   (:func:`cardhouse.bots.duplicate`) against ``random``, ``heuristic`` and IS-MCTS: win
@@ -72,7 +83,7 @@ class Config:
     """Everything a run depends on (the command line's flags, same names)."""
 
     game: str = "jass"
-    algo: str = "ppo"
+    algo: str = "dmc"
     """``ppo`` (masked PPO) or ``dmc`` (Deep Monte-Carlo on branched rollouts: the network
     regresses, for every legal action, the return of playing it and then the rollout bot to
     the end, :meth:`cardhouse.VectorEnv.rollout_values`, and plays the argmax; with ``hint``
@@ -117,7 +128,7 @@ class Config:
     """With ``dmc``: the bot that plays the rollouts (every seat) after the branched action."""
     epsilon: float = 0.05
     """With ``dmc``: the share of random legal moves while collecting."""
-    margin: float = 0.05
+    margin: float = 0.15
     """With ``dmc`` and ``hint``: the hint bonus, fixed: the policy leaves the heuristic's
     move only where it predicts a gain above this (in reward-scale units)."""
     out: str = "runs/train"
@@ -369,9 +380,9 @@ def _dmc_update(
     t0: float,
     trained: Callable[[], float],
     budget: float,
-) -> None:
+) -> float:
     """Deep Monte-Carlo: the policy head's outputs regress the rollout returns of every legal
-    action (mean squared error over the legal entries)."""
+    action (mean squared error over the legal entries). Returns the mean loss."""
     T, N, A = targets.shape
     frac = max(0.0, 1.0 - trained() / budget)
     for g in optimizer.param_groups:
@@ -379,6 +390,7 @@ def _dmc_update(
     f_obs, f_mask, f_target = obs.reshape(T * N, -1), mask.reshape(T * N, A), targets.reshape(T * N, A)
     f_hint = hint.reshape(T * N)
     size = T * N // config.minibatches
+    losses = []
     for _ in range(config.epochs):
         order = torch.from_numpy(rng.permutation(T * N))
         for k in range(config.minibatches):
@@ -393,7 +405,9 @@ def _dmc_update(
             loss.backward()
             nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
             optimizer.step()
+            losses.append(loss.item())
     clock["update"] += time.perf_counter() - t0
+    return float(np.mean(losses))
 
 
 def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -550,12 +564,12 @@ def train(config: Config, log: Callable[[str], None] = print) -> dict[str, Any]:
         )
         ret = adv + b_val
         if dmc:
-            _dmc_update(
+            loss = _dmc_update(
                 agent, optimizer, config, b_obs, b_mask, b_hint, b_target / scale, rng, clock, t0,
                 trained, budget,
             )
             updates += 1
-            _log_update(progress, log, agent, updates, steps, trained, clock, finished, [(0.0, 0.0, 0.0)])
+            _log_update(progress, log, agent, updates, steps, trained, clock, finished, [(loss, 0.0, 0.0)])
             if trained() >= next_eval:
                 log(f"evaluation after {trained() / 60:.1f} min, {steps} steps:")
                 run_eval(False)
@@ -649,7 +663,10 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
         ax.errorbar(ex, wr, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, color=f"C{k}", label=f"duplicate vs {opp}")
     ax.axhline(0.5, ls="--", color="0.3", lw=0.8)
     ax.set(xlabel="environment steps (millions)", ylabel="win rate", ylim=(0, 1))
-    ax.set_title(f"{run.name}: masked PPO", fontsize=10)
+    algo = "?"
+    if (run / "summary.json").is_file():
+        algo = json.loads((run / "summary.json").read_text())["config"]["algo"]
+    ax.set_title(f"{run.name}: {'DMC' if algo == 'dmc' else 'masked PPO'}", fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     if path is not None:

@@ -65,6 +65,7 @@ def test_the_engine_evaluates_the_exported_network(hint: bool) -> None:
 def test_a_short_run_beats_random(tmp_path: Path) -> None:
     config = train.Config(
         game="jass",
+        algo="ppo",
         opponent="random",
         hint=False,
         minutes=1.5,

@@ -43,8 +43,15 @@ const MAX_LAYERS: usize = 8;
 /// Largest width of a layer (inputs or outputs).
 const MAX_WIDTH: usize = 1 << 16;
 
-/// The policies compiled into the engine, by name (`policy:<name>`).
-const SHIPPED: &[(&str, &[u8])] = &[];
+/// The policies compiled into the engine, by name (`policy:<name>`): each trained by
+/// `python -m cardhouse.train` against the heuristic for one-deal games (`scope = deal`); how
+/// and how well is in the file's info and the README's training table.
+const SHIPPED: &[(&str, &[u8])] = &[
+    ("jass", include_bytes!("policies/jass.chp")),
+    ("cribbage", include_bytes!("policies/cribbage.chp")),
+    ("klaberjass", include_bytes!("policies/klaberjass.chp")),
+    ("avinas", include_bytes!("policies/avinas.chp")),
+];
 
 /// The names of the policies compiled into the engine.
 #[must_use]
