@@ -57,9 +57,10 @@ def rllib(game: str, opponent: str, iterations: int, hidden: int) -> dict[str, f
         ["--game", game, "--opponent", opponent, "--iterations", str(iterations), "--hidden", str(hidden)]
     )
     wall = time.perf_counter() - start
-    # The first iteration includes start-up; count the others.
+    # The first iteration includes start-up; count the others. An iteration samples at least
+    # its batch (4,000 env steps; RLlib's metric is sometimes missing: NaN).
     timed = rows[1:] or rows
-    steps = sum(r["env_steps"] for r in timed)
+    steps = sum(r["env_steps"] if r["env_steps"] == r["env_steps"] else 4000 for r in timed)
     seconds = sum(r["seconds"] for r in timed)
     return {"steps": steps, "seconds": seconds, "steps_per_second": steps / seconds, "wall": wall}
 
