@@ -121,7 +121,9 @@ class _Bot:
         file says; ``hint_bonus`` is None unless it takes the heuristic's action as input);
         None for the other bots.
         """
-    def policy_logits(self, observation: Sequence[float]) -> npt.NDArray[np.float32] | None:
+    def policy_logits(
+        self, observation: Sequence[float], hint: int | None = None
+    ) -> npt.NDArray[np.float32] | None:
         """For a policy bot, the logits of its network for ``observation`` (one per action id,
         float32), as the engine computes them, with ``hint`` the heuristic's action for a
         policy that takes it; None for the other bots.
