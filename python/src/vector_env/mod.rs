@@ -152,6 +152,8 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
+    // The arguments are the Python constructor's, keyword by keyword.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (name, num_envs, seed, *, num_threads = 1, bots = None, hints = false, **options))]
     fn new(
         py: Python<'_>,
