@@ -48,6 +48,13 @@ pub enum Error {
         /// The bots and their forms.
         allowed: String,
     },
+    /// Policy weights that cannot be read, or a policy used for a game it was not trained
+    /// on ([`crate::bots::policy`]).
+    #[error("invalid policy: {reason}")]
+    InvalidPolicy {
+        /// What is wrong, and what is allowed.
+        reason: String,
+    },
     /// An action id outside the game's action space.
     #[error("action {action} does not exist: {reason}")]
     UnknownAction {

@@ -2,6 +2,7 @@
 # `python -m mypy.stubtest cardhouse._core` (scripts/test-all.sh); keep parameter names exact.
 
 import random
+from collections.abc import Mapping, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -111,7 +112,26 @@ class _Bot:
 
     @property
     def name(self) -> str:
-        """The bot's name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:N``."""
+        """The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N`` or
+        ``policy:NAME``.
+        """
+    @property
+    def policy_info(self) -> dict[str, Any] | None:
+        """For a policy bot, ``{"name", "game", "info", "parameters", "hint_bonus"}`` (what its
+        file says; ``hint_bonus`` is None unless it takes the heuristic's action as input);
+        None for the other bots.
+        """
+    def policy_logits(
+        self, observation: Sequence[float], hint: int | None = None
+    ) -> npt.NDArray[np.float32] | None:
+        """For a policy bot, the logits of its network for ``observation`` (one per action id,
+        float32), as the engine computes them, with ``hint`` the heuristic's action for a
+        policy that takes it; None for the other bots.
+
+        Raises:
+            BufferSizeError: the observation does not have the game's length.
+            InvalidOptionError: the policy takes a hint and none was given.
+        """
     def act(self, state: State, seat: int | None = None) -> int:
         """The action id this bot chooses for ``seat`` (default: the seat to act) at ``state``.
 
@@ -129,10 +149,12 @@ def _make_bot(
     time_budget: float | None = None,
 ) -> _Bot:
     """Makes a bot (use ``cardhouse.bots.random`` / ``heuristic`` / ``ismcts``)."""
+def _load_policy(data: bytes, game: Game | None = None) -> _Bot:
+    """A policy bot from the bytes of a policy file (use ``cardhouse.bots.policy``)."""
 # The arena behind cardhouse.ray.simulate: per match, one seat's return for each side.
 def _simulate(
     game: Game,
-    bots: list[str],
+    bots: Sequence[str | _Bot],
     seed: int,
     start: int,
     stop: int,
@@ -141,7 +163,8 @@ def _simulate(
     """Plays matches ``start`` to ``stop - 1`` (or duplicate sets with ``duplicate``) of
     ``game`` with ``bots[s]`` on seat ``s``; returns a float64 array of shape
     ``(stop - start, sides)``: per match, one seat's return for each side (the seats of a side
-    share their returns). Runs in Rust with the GIL released.
+    share their returns). Runs in Rust with the GIL released. A bot is a name or a
+    ``cardhouse.bots.Bot`` (a policy loaded from a file, for instance).
 
     Raises:
         InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
@@ -496,20 +519,39 @@ class VectorEnv:
     * ``observations``: float32 ``(num_envs, *observation_shape)``, the observation of the
       seat to act in each env;
     * ``legal_action_masks``: bool ``(num_envs, num_distinct_actions)``;
-    * ``current_players``: int32 ``(num_envs,)``, the seat to act;
+    * ``current_players``: int32 ``(num_envs,)``, the seat to act (always a learner seat);
     * ``rewards``: float32 ``(num_envs, num_players)``, every seat's reward of the step;
-    * ``dones``: bool ``(num_envs,)``, True where the step ended a game.
+    * ``dones``: bool ``(num_envs,)``, True where the step ended a game;
+    * ``final_observations``: float32 ``(num_envs, num_players, *observation_shape)``: where
+      ``dones`` is True, every seat's observation of the finished game's terminal state
+      (other rows hold stale values);
+    * ``heuristic_actions``: int32 ``(num_envs,)``, with ``hints=True``, the action the game's
+      heuristic bot would choose for the seat to act (-1 otherwise), drawn with a generator
+      of its own per env (seed ``VectorEnv.bot_seed(seed, i, num_players)``).
 
-    **Auto-reset.** When a step ends the game of an env, that env reports the terminal
-    rewards (its returns) and ``done=True``, and is immediately reset: a new game is created
-    and dealt, and the observation, mask and current player written for the env are those of
-    the *new* game. The final observation of the finished game is not reported (step a
-    ``State`` yourself if you need it).
+    **Learners and bots.** ``bots`` gives seats to the engine's bots (``{1: "heuristic",
+    3: "heuristic"}``; names as ``cardhouse.bots``: ``random``, ``heuristic``, ``ismcts``,
+    ``ismcts:N``, ``policy:NAME``, or a ``cardhouse.bots.Bot``). Their moves are played inside
+    the call (GIL released), so every row returned is a decision of a learner seat: the
+    seats without a bot. Without ``bots`` every seat is a learner (self-play) and
+    ``current_players`` tells whose decision each row is. A bot decides from its seat's
+    knowledge only, as everywhere in cardhouse.
+
+    **Auto-reset.** When a step ends the game of an env (on the learner's move or on a bot's
+    move after it), that env reports the game's returns in ``rewards`` (rewards are 0 until a
+    game ends: the step's ``rewards`` are the finished game's returns), ``done=True`` and
+    every seat's terminal observation in ``final_observations``; it is then reset: a new game
+    is created and dealt, the bots play until a learner is to act, and the observation, mask
+    and current player written for the env are those of the *new* game. (Were a game to end
+    before any learner decided, its returns would be added to the same row.)
 
     **Randomness.** Chance events (deals) are resolved inside with one generator per env:
     env ``i`` uses ``cardhouse.Rng(VectorEnv.env_seed(seed, i))`` for all its games, one
-    after another, so ``seed`` reproduces the whole run. ``reset(seed=s)`` reseeds every env
-    as the constructor does; ``reset()`` continues the streams.
+    after another, and the bot on seat ``s`` of env ``i`` draws from its own generator,
+    seeded ``VectorEnv.bot_seed(seed, i, s)`` (as ``cardhouse.bots.heuristic(seed=...)``
+    would be). So ``seed`` reproduces the whole run, env ``i``'s games do not depend on
+    ``num_envs`` or ``num_threads``, and ``reset(seed=s)`` reseeds every env as the
+    constructor does; ``reset()`` continues the streams.
 
     The constructor deals the first games, so ``step`` may be called at once. The first
     ``reset()`` without a seed (before any step) returns those deals rather than dealing
@@ -523,18 +565,51 @@ class VectorEnv:
             outlives it, so forking is safe). 1 (the default) steps in the calling thread;
             more pays off from a few hundred envs per thread. Results do not depend on it.
             At most 1024.
+        bots: ``{seat: bot}`` for the seats the engine plays; at least one seat must be left
+            to the learner. None (the default): every seat learns.
+        hints: also compute ``heuristic_actions`` (one heuristic decision per row).
         **options: game options, as for ``cardhouse.new_game``.
 
     Raises:
-        UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``.
+        UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``, or a bad ``bots``
+            entry (unknown name, no such seat, every seat a bot, a policy of another game).
         ValueError: ``num_envs``, ``seed`` or ``num_threads`` out of range.
         MemoryError: not enough memory for ``num_envs`` games and their arrays.
     """
     def __new__(
-        cls, name: str, num_envs: int, seed: int, *, num_threads: int = 1, **options: _OptionValue
+        cls,
+        name: str,
+        num_envs: int,
+        seed: int,
+        *,
+        num_threads: int = 1,
+        bots: Mapping[int, str | _Bot] | None = None,
+        hints: bool = False,
+        **options: _OptionValue,
     ) -> VectorEnv: ...
     @staticmethod
     def env_seed(seed: int, index: int) -> int:
+        """staticmethod(function) -> method
+
+        Convert a function to be a static method.
+
+        A static method does not receive an implicit first argument.
+        To declare a static method, use this idiom:
+
+             class C:
+                 @staticmethod
+                 def f(arg1, arg2, argN):
+                     ...
+
+        It can be called either on the class (e.g. C.f()) or on an instance
+        (e.g. C().f()). Both the class and the instance are ignored, and
+        neither is passed implicitly as the first argument to the method.
+
+        Static methods in Python are similar to those found in Java or C++.
+        For a more advanced concept, see the classmethod builtin.
+        """
+    @staticmethod
+    def bot_seed(seed: int, index: int, seat: int) -> int:
         """staticmethod(function) -> method
 
         Convert a function to be a static method.
@@ -588,6 +663,21 @@ class VectorEnv:
             TypeError: ``actions`` are not integers (floats are never truncated).
             BufferSizeError: an output array was resized or made read-only by the caller.
         """
+    def rollout_values(self, bot: str | _Bot | None = None) -> npt.NDArray[np.float32]:
+        """Rollout values, for training targets: for every env and every legal action of the seat
+        to act there, that seat's return when the action is taken and the game is then
+        played to its end by ``bot`` (default ``"heuristic"``) on every seat (chance from a copy of the env's generator,
+        the same draws for every action of an env). Returns a new float32 array
+        ``(num_envs, num_distinct_actions)``, NaN for illegal actions. The envs do not change.
+
+        The rollouts start from the true state (hidden cards included): they are the
+        environment simulating outcomes, as any return is; a policy trained on them still
+        decides from its observation. Use ``scope="deal"`` games (a rollout plays to the end
+        of the game).
+
+        Raises:
+            InvalidOptionError: an unknown bot, or a policy of another game.
+        """
     def state(self, index: int) -> State:
         """A copy of env ``index``'s current state (for inspection; changing it does not change
         the env).
@@ -625,6 +715,27 @@ class VectorEnv:
     @property
     def rewards(self) -> npt.NDArray[np.float32]:
         """The rewards array (overwritten by every call)."""
+    @property
+    def final_observations(self) -> npt.NDArray[np.float32]:
+        """The final observations array ``(num_envs, num_players, *observation_shape)``: where
+        ``dones`` is True, every seat's observation of the finished game (overwritten by
+        every call that ends a game).
+        """
+    @property
+    def heuristic_actions(self) -> npt.NDArray[np.int32]:
+        """With ``hints=True``, int32 ``(num_envs,)``: the action the game's heuristic bot would
+        choose for the seat to act (a feature for the learner; it decides from that seat's
+        knowledge only); -1 without hints (overwritten by every call).
+        """
+    @property
+    def hints(self) -> bool:
+        """Whether ``heuristic_actions`` are computed."""
+    @property
+    def learner_seats(self) -> list[int]:
+        """The seats the learner plays (those without a bot), ascending."""
+    @property
+    def bots(self) -> dict[int, str]:
+        """``{seat: bot name}`` for the seats the engine's bots play."""
     @property
     def dones(self) -> npt.NDArray[np.bool_]:
         """The done flags array (overwritten by every call)."""

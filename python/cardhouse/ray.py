@@ -121,9 +121,11 @@ def simulate(
 
     Args:
         game: a registered game name (with ``**options``), or a ``cardhouse.Game``.
-        bots: one bot name per seat: ``"random"``, ``"heuristic"``, ``"ismcts"`` or
-            ``"ismcts:N"`` (N iterations per move). Seats ``s`` and ``s + 2`` are partners
-            in four-player games.
+        bots: one bot name per seat: ``"random"``, ``"heuristic"``, ``"ismcts"``,
+            ``"ismcts:N"`` (N iterations per move) or ``"policy:NAME"`` (a policy shipped with
+            cardhouse; for a policy file, use :func:`cardhouse.bots.duplicate`, which takes
+            ``Bot`` objects, in one process). Seats ``s`` and ``s + 2`` are partners in
+            four-player games.
         matches: how many matches (duplicate sets with ``duplicate``), 1 to 100,000,000.
         seed: 0 to 2**64 - 1; match ``i`` is seeded from ``(seed, i)`` as by
             ``cardhouse simulate``.
@@ -195,7 +197,7 @@ def _lineup(bots: Sequence[str]) -> list[str]:
     if isinstance(bots, str) or not all(isinstance(b, str) for b in bots):
         raise cardhouse.InvalidOptionError(
             f"bots={bots!r}: give a list of bot names, one per seat "
-            "(random, heuristic, ismcts or ismcts:N)"
+            "(random, heuristic, ismcts, ismcts:N or policy:NAME)"
         )
     return list(bots)
 

@@ -4,7 +4,7 @@
 //! anything is allocated. Memory the system refuses is a `MemoryError`, never an abort or a
 //! `PanicException`.
 
-use numpy::{Element, PyArray1, PyArray2, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{Element, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyAnyMethods;
@@ -114,6 +114,15 @@ pub(crate) fn zeros2<'py, T: Element>(
     dtype: &str,
 ) -> PyResult<Bound<'py, PyArray2<T>>> {
     Ok(zeros(py, vec![rows, cols], dtype)?.cast_into::<PyArray2<T>>()?)
+}
+
+/// A zeroed 3-d array (see [`zeros`]).
+pub(crate) fn zeros3<'py, T: Element>(
+    py: Python<'py>,
+    shape: [usize; 3],
+    dtype: &str,
+) -> PyResult<Bound<'py, PyArray3<T>>> {
+    Ok(zeros(py, shape.to_vec(), dtype)?.cast_into::<PyArray3<T>>()?)
 }
 
 /// Action ids as a C-contiguous int64 vector: an int64 array as is, any other array or

@@ -3,12 +3,14 @@
 //! Registered on `cardhouse._core` as `_Bot` and `_make_bot`; `cardhouse/bots.py` exposes
 //! `random`, `heuristic`, `ismcts` and the `Bot` type.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cardhouse::bots::{BotKind, IsmctsConfig};
+use cardhouse::bots::{BotKind, IsmctsConfig, Policy};
 use cardhouse::{Player, SeededRng};
+use numpy::PyArray1;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::args::{F64, I64, MAX_TIME_BUDGET, U64};
 use crate::classes::{PyGame, PyState};
@@ -28,12 +30,69 @@ pub(crate) struct PyBot {
     seed: u64,
 }
 
+/// The bot of `value`: a bot name (``"heuristic"``, ``"policy:jass"``, ...) or a ``Bot``.
+pub(crate) fn bot_kind(value: &Bound<'_, PyAny>) -> PyResult<BotKind> {
+    if let Ok(bot) = value.cast::<PyBot>() {
+        return Ok(bot.borrow().kind.clone());
+    }
+    if let Ok(name) = value.extract::<String>() {
+        return name.parse::<BotKind>().py();
+    }
+    Err(new_err(
+        Kind::InvalidOption,
+        format!(
+            "a bot must be a name (random, heuristic, ismcts, ismcts:N, policy:NAME) or a \
+             cardhouse.bots.Bot, not {}",
+            value.get_type().name()?
+        ),
+    ))
+}
+
 #[pymethods]
 impl PyBot {
-    /// The bot's name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:N``.
+    /// The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N`` or
+    /// ``policy:NAME``.
     #[getter]
     fn name(&self) -> String {
         self.kind.to_string()
+    }
+
+    /// For a policy bot, ``{"name", "game", "info", "parameters", "hint_bonus"}`` (what its
+    /// file says; ``hint_bonus`` is None unless it takes the heuristic's action as input);
+    /// None for the other bots.
+    #[getter]
+    fn policy_info<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let BotKind::Policy(p) = &self.kind else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("name", p.name())?;
+        d.set_item("game", p.game())?;
+        d.set_item("info", p.info())?;
+        d.set_item("parameters", p.num_parameters())?;
+        d.set_item("hint_bonus", p.hint_bonus())?;
+        Ok(Some(d))
+    }
+
+    /// For a policy bot, the logits of its network for ``observation`` (one per action id,
+    /// float32), as the engine computes them, with ``hint`` the heuristic's action for a
+    /// policy that takes it; None for the other bots.
+    ///
+    /// Raises:
+    ///     BufferSizeError: the observation does not have the game's length.
+    ///     InvalidOptionError: the policy takes a hint and none was given.
+    #[pyo3(signature = (observation, hint=None))]
+    fn policy_logits<'py>(
+        &self,
+        py: Python<'py>,
+        observation: Vec<f32>,
+        hint: Option<u32>,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f32>>>> {
+        let BotKind::Policy(p) = &self.kind else {
+            return Ok(None);
+        };
+        let logits = p.logits(&observation, hint).py()?;
+        Ok(Some(PyArray1::from_vec(py, logits)))
     }
 
     /// The action id this bot chooses for ``seat`` (default: the seat to act) at ``state``.
@@ -175,9 +234,28 @@ fn time_budget_of(seconds: f64) -> Result<Duration, String> {
     }
 }
 
+/// A policy bot from the bytes of a policy file (use ``cardhouse.bots.policy``).
+#[pyfunction]
+#[pyo3(name = "_load_policy", signature = (data, game=None))]
+pub(crate) fn load_policy(data: &[u8], game: Option<PyRef<'_, PyGame>>) -> PyResult<PyBot> {
+    let policy = Policy::from_bytes(data).py()?;
+    let kind = BotKind::Policy(Arc::new(policy));
+    if let Some(g) = &game {
+        kind.check_game(&g.game).py()?;
+    }
+    Ok(PyBot {
+        kind,
+        game: game.map(|g| g.game.name().to_owned()),
+        rng: Mutex::new(SeededRng::new(0)),
+        time_budget: None,
+        seed: 0,
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.setattr("_Bot", py.get_type::<PyBot>())?;
+    m.setattr("_load_policy", wrap_pyfunction!(load_policy, m)?)?;
     // Private names stay out of the module's `__all__` (set, not added).
     m.setattr("_make_bot", wrap_pyfunction!(make_bot, m)?)?;
     Ok(())

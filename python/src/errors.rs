@@ -185,9 +185,10 @@ pub(crate) fn kind_of(err: &cardhouse::Error) -> Kind {
     use cardhouse::Error as E;
     match err {
         E::UnknownGame { .. } => Kind::UnknownGame,
-        E::UnknownOption { .. } | E::InvalidOption { .. } | E::InvalidBot { .. } => {
-            Kind::InvalidOption
-        }
+        E::UnknownOption { .. }
+        | E::InvalidOption { .. }
+        | E::InvalidBot { .. }
+        | E::InvalidPolicy { .. } => Kind::InvalidOption,
         E::UnknownAction { .. }
         | E::UnparsableAction { .. }
         | E::IllegalAction { .. }

@@ -6,19 +6,20 @@
 //! into slices (Ray tasks) gives the same per-match results as one call, and as the command.
 
 use cardhouse::Error;
-use cardhouse::bots::BotKind;
 use cardhouse::bots::arena::{self, mix, num_sides};
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 
 use crate::args::{MAX_MATCHES, U64, zeros2};
+use crate::bots::bot_kind;
 use crate::classes::PyGame;
 use crate::errors::{Kind, ResultExt, new_err};
 
 /// Plays matches ``start`` to ``stop - 1`` (or duplicate sets with ``duplicate``) of
 /// ``game`` with ``bots[s]`` on seat ``s``; returns a float64 array of shape
 /// ``(stop - start, sides)``: per match, one seat's return for each side (the seats of a side
-/// share their returns). Runs in Rust with the GIL released.
+/// share their returns). Runs in Rust with the GIL released. A bot is a name or a
+/// ``cardhouse.bots.Bot`` (a policy loaded from a file, for instance).
 ///
 /// Raises:
 ///     InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
@@ -29,7 +30,7 @@ use crate::errors::{Kind, ResultExt, new_err};
 pub(crate) fn simulate<'py>(
     py: Python<'py>,
     game: PyRef<'_, PyGame>,
-    bots: Vec<String>,
+    bots: Vec<Bound<'py, PyAny>>,
     seed: U64,
     start: U64,
     stop: U64,
@@ -37,11 +38,10 @@ pub(crate) fn simulate<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (seed, start, stop) = (seed.0, start.0, stop.0);
     let game = game.game.clone();
-    let kinds = bots
-        .iter()
-        .map(|b| b.parse::<BotKind>())
-        .collect::<Result<Vec<_>, _>>()
-        .py()?;
+    let kinds = bots.iter().map(bot_kind).collect::<PyResult<Vec<_>>>()?;
+    for k in &kinds {
+        k.check_game(&game).py()?;
+    }
     let n = game.num_players();
     if kinds.len() != n {
         return Err(new_err(

@@ -1,6 +1,6 @@
 """The training notebook (examples/train_jass.ipynb) runs top to bottom, shortened through its
-parameters, so that it never rots. Needs nbformat, nbclient, ipykernel and matplotlib
-(scripts/test-all.sh installs them)."""
+parameters, so that it never rots, and shows its learning curve inline. Needs nbformat,
+nbclient, ipykernel, matplotlib and torch (scripts/test-all.sh installs them)."""
 
 from __future__ import annotations
 
@@ -28,13 +28,17 @@ def test_the_training_notebook_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     pytest.importorskip("matplotlib")
+    pytest.importorskip("torch")
     plot = tmp_path / "plot.png"
     # The kernel inherits the environment: a short run with the same code paths.
-    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_ITERATIONS", "3")
-    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_EVAL_DEALS", "64")
+    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_MINUTES", "0.15")
+    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_EVAL_SETS", "32")
+    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_ISMCTS_SETS", "2")
+    monkeypatch.setenv("CARDHOUSE_NOTEBOOK_RUN_DIR", str(tmp_path / "run"))
     monkeypatch.setenv("CARDHOUSE_NOTEBOOK_PLOT", str(plot))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(NOTEBOOK, as_version=4)
+    source = "".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert 'matplotlib.use("Agg")' not in source, "the figure must show inline"
     client = nbclient.NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     )
@@ -45,5 +49,16 @@ def test_the_training_notebook_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         if cell.cell_type == "code"
         for output in cell.outputs
     )
-    assert "trained (greedy) vs random: win rate" in text
+    assert "trained vs     random: win rate" in text
+    assert "trained vs  heuristic: win rate" in text
+    assert "trained vs the shipped policy:jass" in text
     assert plot.is_file() and plot.stat().st_size > 0
+    # The learning curve is displayed inline (a PNG in the cell's outputs).
+    images = [
+        output
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    ]
+    assert images, "no inline figure"

@@ -104,8 +104,9 @@ struct SimulateArgs {
     /// Game options as KEY=VALUE (several, or comma-separated).
     #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// Bots per seat, comma-separated (`random`, `heuristic`, `ismcts`, `ismcts:N`); a shorter
-    /// list repeats round the table.
+    /// Bots per seat, comma-separated (`random`, `heuristic`, `ismcts`, `ismcts:N`,
+    /// `policy:GAME` for the policy shipped for that game, `policy:FILE.chp` for a trained
+    /// one); a shorter list repeats round the table.
     #[arg(long, default_value = "heuristic,random")]
     bots: String,
     /// Matches to play (duplicate sets with --duplicate).
@@ -136,7 +137,8 @@ struct PlayArgs {
     /// Your seat.
     #[arg(long, default_value_t = 0)]
     seat: usize,
-    /// The bots of the other seats, comma-separated (your seat's entry is ignored).
+    /// The bots of the other seats, comma-separated (your seat's entry is ignored), as for
+    /// `simulate --bots` (`policy:GAME` plays the trained policy shipped for the game).
     #[arg(long, default_value = "heuristic")]
     bots: String,
     /// Seed of the deals and the bots (default: from the clock).
@@ -368,7 +370,7 @@ fn simulate(args: &SimulateArgs) -> ExitCode {
         Ok(g) => g,
         Err(e) => return fail(&e),
     };
-    let bots = match cli::bots(&args.bots, game.num_players()) {
+    let bots = match cli::bots(&args.bots, &game) {
         Ok(b) => b,
         Err(e) => return fail(&e),
     };
@@ -411,7 +413,7 @@ fn play(args: &PlayArgs) -> ExitCode {
             n - 1
         ));
     }
-    let bots = match cli::bots(&args.bots, n) {
+    let bots = match cli::bots(&args.bots, &game) {
         Ok(b) => b,
         Err(e) => return fail(&e),
     };

@@ -4,7 +4,8 @@
 //! the legal actions, the `heuristic` bot at the seat's own hand and the public cards (each
 //! game documents its heuristic in its `heuristic` module, reached through
 //! [`State::heuristic_action`]), and [`ismcts`] searches over [`State::resample`]
-//! determinizations for the seat, never over the real hidden cards. Tests prove it by
+//! determinizations for the seat, never over the real hidden cards, and a trained [`policy`]
+//! reads the seat's observation only. Tests prove it by
 //! varying the hidden cards of the other seats.
 //!
 //! Bots are deterministic: their randomness comes from the `rng` they are given. The engine
@@ -35,12 +36,15 @@
 
 pub mod arena;
 pub mod ismcts;
+pub mod policy;
 pub mod random;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 pub use ismcts::IsmctsConfig;
+pub use policy::Policy;
 
 use crate::{Action, Error, Rng, State};
 
@@ -54,19 +58,39 @@ pub enum BotKind {
     Heuristic,
     /// Information-set Monte Carlo tree search.
     Ismcts(IsmctsConfig),
+    /// A trained policy ([`policy`]): `policy:NAME` for a shipped one, or weights the caller
+    /// read ([`Policy::from_bytes`]).
+    Policy(Arc<Policy>),
 }
 
 impl BotKind {
     /// The names accepted by [`BotKind::from_str`].
-    pub const NAMES: &'static [&'static str] = &["random", "heuristic", "ismcts"];
+    pub const NAMES: &'static [&'static str] = &["random", "heuristic", "ismcts", "policy"];
 
-    /// Short name: `random`, `heuristic`, `ismcts`.
+    /// Short name: `random`, `heuristic`, `ismcts`, `policy`.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             BotKind::Random => "random",
             BotKind::Heuristic => "heuristic",
             BotKind::Ismcts(_) => "ismcts",
+            BotKind::Policy(_) => "policy",
+        }
+    }
+
+    /// Checks that this bot can play `game` (a policy plays only the game, observation and
+    /// action space it was trained on; every other bot plays every game).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPolicy`] saying what differs.
+    pub fn check_game(&self, game: &crate::AnyGame) -> Result<(), Error> {
+        match self {
+            BotKind::Policy(p) => p.check_game(
+                game.name(),
+                game.observation_len(),
+                game.num_distinct_actions(),
+            ),
+            _ => Ok(()),
         }
     }
 }
@@ -77,6 +101,7 @@ impl fmt::Display for BotKind {
             BotKind::Ismcts(c) if *c != IsmctsConfig::default() => {
                 write!(f, "ismcts:{}", c.iterations)
             }
+            BotKind::Policy(p) => write!(f, "policy:{}", p.name()),
             other => f.write_str(other.name()),
         }
     }
@@ -85,8 +110,8 @@ impl fmt::Display for BotKind {
 impl FromStr for BotKind {
     type Err = Error;
 
-    /// `random`, `heuristic`, `ismcts` or `ismcts:N` (N iterations per move, 1 to
-    /// 1,000,000).
+    /// `random`, `heuristic`, `ismcts`, `ismcts:N` (N iterations per move, 1 to
+    /// 1,000,000) or `policy:NAME` (a policy shipped with the engine, [`policy::shipped`]).
     fn from_str(text: &str) -> Result<BotKind, Error> {
         let text = text.trim();
         let bad = |why: String| Error::InvalidBot {
@@ -110,9 +135,12 @@ impl FromStr for BotKind {
                     "ismcts:N with N iterations per move, 1 to 1000000".into()
                 )),
             },
-            _ => Err(bad(
-                "random, heuristic, ismcts or ismcts:N (N iterations per move)".into(),
-            )),
+            ("policy", Some(n)) => Ok(BotKind::Policy(policy::shipped(n.trim())?)),
+            _ => Err(bad(format!(
+                "random, heuristic, ismcts, ismcts:N (N iterations per move) or policy:NAME \
+                 (shipped: {})",
+                policy::shipped_names().join(", ")
+            ))),
         }
     }
 }
@@ -147,5 +175,6 @@ pub fn choose<S: State, R: Rng + ?Sized>(
         BotKind::Random => random::action(state, rng),
         BotKind::Heuristic => state.heuristic_action(seat, rng),
         BotKind::Ismcts(config) => ismcts::search(state, seat, config, rng, stop),
+        BotKind::Policy(p) => p.action(state, seat, rng),
     }
 }

@@ -7,8 +7,9 @@ pub mod simulate;
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use cardhouse::bots::BotKind;
+use cardhouse::bots::{BotKind, Policy};
 use cardhouse::{AnyGame, OptionValue, Options};
 
 /// Writes a command's output to standard output, flushed, without panicking: a reader that
@@ -66,15 +67,21 @@ pub fn game(name: &str, options: &[String]) -> Result<AnyGame, String> {
 }
 
 /// One bot per seat from a comma-separated list; a single name fills every seat, and a
-/// shorter list repeats (`heuristic,random` on four seats = partners alike).
+/// shorter list repeats (`heuristic,random` on four seats = partners alike). Besides the
+/// engine's names (`random`, `heuristic`, `ismcts`, `ismcts:N`, `policy:NAME` for a shipped
+/// policy), `policy:PATH` loads a policy file written by `python -m cardhouse.train` (a
+/// PATH with a `/` or ending in `.chp`).
 ///
 /// # Errors
-/// An unknown bot, named with the allowed forms.
-pub fn bots(list: &str, seats: usize) -> Result<Vec<BotKind>, String> {
-    let named: Vec<BotKind> = list
-        .split(',')
-        .map(|b| b.parse::<BotKind>().map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
+/// An unknown bot, named with the allowed forms; a policy file that cannot be read or
+/// parsed, named.
+pub fn bots(list: &str, game: &AnyGame) -> Result<Vec<BotKind>, String> {
+    let seats = game.num_players();
+    let named: Vec<BotKind> = list.split(',').map(bot).collect::<Result<_, _>>()?;
+    for b in &named {
+        // A policy must be one of this game's (checked now, not at its first move).
+        b.check_game(game).map_err(|e| e.to_string())?;
+    }
     if named.is_empty() || !seats.is_multiple_of(named.len()) {
         return Err(format!(
             "{} bots for {seats} seats: give one per seat, or a list that divides the seats",
@@ -82,4 +89,17 @@ pub fn bots(list: &str, seats: usize) -> Result<Vec<BotKind>, String> {
         ));
     }
     Ok((0..seats).map(|s| named[s % named.len()].clone()).collect())
+}
+
+/// One bot: an engine name, or `policy:PATH` for a policy file.
+fn bot(text: &str) -> Result<BotKind, String> {
+    let text = text.trim();
+    if let Some(path) = text.strip_prefix("policy:")
+        && (path.contains('/') || path.ends_with(".chp"))
+    {
+        let bytes = std::fs::read(path).map_err(|e| format!("policy file `{path}`: {e}"))?;
+        let policy = Policy::from_bytes(&bytes).map_err(|e| format!("`{path}`: {e}"))?;
+        return Ok(BotKind::Policy(Arc::new(policy)));
+    }
+    text.parse::<BotKind>().map_err(|e| e.to_string())
 }

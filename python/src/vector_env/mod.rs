@@ -1,249 +1,19 @@
 //! `cardhouse.VectorEnv`: many games stepped per call, entirely in Rust with the GIL released.
 
-use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+mod core;
+
+use cardhouse::bots::BotKind;
+use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::args::{I64, MAX_ENVS, MAX_THREADS, U64, action_ids, within, zeros1, zeros2};
+use self::core::{Core, EnvError, Out, bot_seed, env_seed};
+use crate::args::{I64, MAX_ENVS, MAX_THREADS, U64, action_ids, within, zeros1, zeros2, zeros3};
+use crate::bots::bot_kind;
 use crate::classes::{PyGame, PyState};
 use crate::convert::options_from_dict;
 use crate::errors::{Kind, ResultExt, new_err, to_py_with};
 use crate::rng::seed_u64;
-
-/// SplitMix64 finalizer.
-const fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The seed of environment `index` of a vector seeded with `seed`.
-const fn env_seed(seed: u64, index: u64) -> u64 {
-    mix(mix(seed).wrapping_add(index))
-}
-
-/// One env: its state, its generator and the cached legal set of the state.
-#[derive(Clone, Debug)]
-struct Env {
-    state: AnyState,
-    rng: SeededRng,
-    legal: ActionSet,
-}
-
-/// Row lengths of the output arrays.
-#[derive(Clone, Copy, Debug)]
-struct Dims {
-    obs_len: usize,
-    num_actions: usize,
-    players: usize,
-}
-
-/// Mutable views of the output arrays (owned by Python objects of the `VectorEnv`), for a
-/// contiguous range of envs.
-struct Out<'a> {
-    obs: &'a mut [f32],
-    mask: &'a mut [bool],
-    player: &'a mut [i32],
-    rewards: &'a mut [f32],
-    done: &'a mut [bool],
-}
-
-impl<'a> Out<'a> {
-    /// Splits off the rows of the first `n` envs.
-    fn split_at(self, n: usize, dims: Dims) -> (Out<'a>, Out<'a>) {
-        let (obs, obs_rest) = self.obs.split_at_mut(n * dims.obs_len);
-        let (mask, mask_rest) = self.mask.split_at_mut(n * dims.num_actions);
-        let (player, player_rest) = self.player.split_at_mut(n);
-        let (rewards, rewards_rest) = self.rewards.split_at_mut(n * dims.players);
-        let (done, done_rest) = self.done.split_at_mut(n);
-        (
-            Out {
-                obs,
-                mask,
-                player,
-                rewards,
-                done,
-            },
-            Out {
-                obs: obs_rest,
-                mask: mask_rest,
-                player: player_rest,
-                rewards: rewards_rest,
-                done: done_rest,
-            },
-        )
-    }
-}
-
-/// The Rust side: the game, the envs, and how many threads step them.
-#[derive(Debug)]
-struct Core {
-    game: AnyGame,
-    envs: Vec<Env>,
-    dims: Dims,
-    threads: usize,
-}
-
-impl Core {
-    fn new(game: AnyGame, num_envs: usize, seed: u64, threads: usize) -> PyResult<Core> {
-        let initial = game.new_initial_state();
-        // Memory the system refuses is a MemoryError, never an abort.
-        let mut envs = crate::args::vec_with_capacity(num_envs, "envs")?;
-        envs.extend((0..num_envs).map(|i| Env {
-            state: initial.clone(),
-            rng: SeededRng::new(env_seed(seed, i as u64)),
-            legal: ActionSet::EMPTY,
-        }));
-        Ok(Core {
-            envs,
-            dims: Dims {
-                obs_len: game.observation_len(),
-                num_actions: game.num_distinct_actions(),
-                players: game.num_players(),
-            },
-            threads: threads.clamp(1, num_envs.max(1)),
-            game,
-        })
-    }
-
-    fn reseed(&mut self, seed: u64) {
-        for (i, env) in self.envs.iter_mut().enumerate() {
-            env.rng = SeededRng::new(env_seed(seed, i as u64));
-        }
-    }
-
-    /// Runs `f` on consecutive ranges of envs with their output rows, on `self.threads`
-    /// scoped threads (no pool outlives the call, so `fork` is safe).
-    fn for_ranges<F>(&mut self, out: Out<'_>, f: F)
-    where
-        F: Fn(&AnyGame, Dims, &mut [Env], Out<'_>, usize) + Sync,
-    {
-        let (game, dims) = (&self.game, self.dims);
-        if self.threads <= 1 {
-            f(game, dims, &mut self.envs, out, 0);
-            return;
-        }
-        let per = self.envs.len().div_ceil(self.threads);
-        std::thread::scope(|scope| {
-            let mut chunks = self.envs.chunks_mut(per);
-            // The calling thread takes the first range itself; the others get a thread each.
-            let Some(own) = chunks.next() else { return };
-            let (own_out, mut rest_out) = out.split_at(own.len(), dims);
-            let mut first = own.len();
-            for chunk in chunks {
-                let (mine, rest) = rest_out.split_at(chunk.len(), dims);
-                rest_out = rest;
-                let f = &f;
-                let start = first;
-                first += chunk.len();
-                scope.spawn(move || f(game, dims, chunk, mine, start));
-            }
-            f(game, dims, own, own_out, 0);
-        });
-    }
-
-    fn reset(&mut self, out: Out<'_>) {
-        self.for_ranges(out, |game, dims, envs, mut out, _| {
-            for (i, env) in envs.iter_mut().enumerate() {
-                reset_env(game, env);
-                write_env(dims, env, i, &mut out);
-            }
-            out.rewards.fill(0.0);
-            out.done.fill(false);
-        });
-    }
-
-    /// Checks every action before changing anything.
-    fn check(&self, actions: &[i64]) -> Result<(), (usize, cardhouse::Error)> {
-        for (i, (&a, env)) in actions.iter().zip(&self.envs).enumerate() {
-            let ok = matches!(env.state.current_player(), Player::Seat(_))
-                && Action::try_from(a).is_ok_and(|a| env.legal.contains(a));
-            if !ok {
-                // Let the engine say why.
-                let err = match Action::try_from(a) {
-                    Ok(a) => env.state.check_action(a).err(),
-                    Err(_) => None,
-                };
-                return Err((
-                    i,
-                    err.unwrap_or(cardhouse::Error::UnknownAction {
-                        action: a,
-                        reason: format!(
-                            "action ids are 0 to {}",
-                            self.dims.num_actions.saturating_sub(1)
-                        ),
-                    }),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn step(&mut self, actions: &[i64], out: Out<'_>) -> Result<(), (usize, cardhouse::Error)> {
-        self.check(actions)?;
-        self.for_ranges(out, |game, dims, envs, mut out, first| {
-            let actions = &actions[first..first + envs.len()];
-            for (i, (env, &a)) in envs.iter_mut().zip(actions).enumerate() {
-                let state = &mut env.state;
-                // Checked above: `a` is legal for the seat to act.
-                state.apply_unchecked(a as Action);
-                if state.is_chance_node() {
-                    // Cannot fail: this is a chance node.
-                    let _ = state.resolve_chance(&mut env.rng);
-                }
-                let rewards = state.rewards();
-                let row = &mut out.rewards[i * dims.players..(i + 1) * dims.players];
-                for (slot, &r) in row.iter_mut().zip(rewards.iter()) {
-                    *slot = r as f32;
-                }
-                let done = state.is_terminal();
-                out.done[i] = done;
-                if done {
-                    reset_env(game, env);
-                }
-                write_env(dims, env, i, &mut out);
-            }
-        });
-        Ok(())
-    }
-}
-
-/// A new game in `env`, chance resolved from its generator.
-fn reset_env(game: &AnyGame, env: &mut Env) {
-    let mut state = game.new_initial_state();
-    // Cannot fail: an initial state is a chance node.
-    let _ = state.resolve_chance(&mut env.rng);
-    env.state = state;
-}
-
-/// Writes observation, mask and player of `env` into row `i` of `out` and caches its legal
-/// set.
-fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
-    let state = &env.state;
-    let legal = state.legal_actions();
-    env.legal = legal;
-    let obs = &mut out.obs[i * dims.obs_len..(i + 1) * dims.obs_len];
-    let mask = &mut out.mask[i * dims.num_actions..(i + 1) * dims.num_actions];
-    mask.fill(false);
-    let player = state.current_player();
-    match player {
-        Player::Seat(seat) => {
-            for a in legal.iter() {
-                if let Some(slot) = mask.get_mut(a as usize) {
-                    *slot = true;
-                }
-            }
-            // Cannot fail: the seat exists and the buffer has the game's length.
-            if state.write_observation(seat, obs).is_err() {
-                obs.fill(0.0);
-            }
-        }
-        _ => obs.fill(0.0),
-    }
-    out.player[i] = player.to_i32();
-}
 
 /// Many games of one kind stepped together, entirely in Rust with the GIL released.
 ///
@@ -254,20 +24,39 @@ fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
 /// * ``observations``: float32 ``(num_envs, *observation_shape)``, the observation of the
 ///   seat to act in each env;
 /// * ``legal_action_masks``: bool ``(num_envs, num_distinct_actions)``;
-/// * ``current_players``: int32 ``(num_envs,)``, the seat to act;
+/// * ``current_players``: int32 ``(num_envs,)``, the seat to act (always a learner seat);
 /// * ``rewards``: float32 ``(num_envs, num_players)``, every seat's reward of the step;
-/// * ``dones``: bool ``(num_envs,)``, True where the step ended a game.
+/// * ``dones``: bool ``(num_envs,)``, True where the step ended a game;
+/// * ``final_observations``: float32 ``(num_envs, num_players, *observation_shape)``: where
+///   ``dones`` is True, every seat's observation of the finished game's terminal state
+///   (other rows hold stale values);
+/// * ``heuristic_actions``: int32 ``(num_envs,)``, with ``hints=True``, the action the game's
+///   heuristic bot would choose for the seat to act (-1 otherwise), drawn with a generator
+///   of its own per env (seed ``VectorEnv.bot_seed(seed, i, num_players)``).
 ///
-/// **Auto-reset.** When a step ends the game of an env, that env reports the terminal
-/// rewards (its returns) and ``done=True``, and is immediately reset: a new game is created
-/// and dealt, and the observation, mask and current player written for the env are those of
-/// the *new* game. The final observation of the finished game is not reported (step a
-/// ``State`` yourself if you need it).
+/// **Learners and bots.** ``bots`` gives seats to the engine's bots (``{1: "heuristic",
+/// 3: "heuristic"}``; names as ``cardhouse.bots``: ``random``, ``heuristic``, ``ismcts``,
+/// ``ismcts:N``, ``policy:NAME``, or a ``cardhouse.bots.Bot``). Their moves are played inside
+/// the call (GIL released), so every row returned is a decision of a learner seat: the
+/// seats without a bot. Without ``bots`` every seat is a learner (self-play) and
+/// ``current_players`` tells whose decision each row is. A bot decides from its seat's
+/// knowledge only, as everywhere in cardhouse.
+///
+/// **Auto-reset.** When a step ends the game of an env (on the learner's move or on a bot's
+/// move after it), that env reports the game's returns in ``rewards`` (rewards are 0 until a
+/// game ends: the step's ``rewards`` are the finished game's returns), ``done=True`` and
+/// every seat's terminal observation in ``final_observations``; it is then reset: a new game
+/// is created and dealt, the bots play until a learner is to act, and the observation, mask
+/// and current player written for the env are those of the *new* game. (Were a game to end
+/// before any learner decided, its returns would be added to the same row.)
 ///
 /// **Randomness.** Chance events (deals) are resolved inside with one generator per env:
 /// env ``i`` uses ``cardhouse.Rng(VectorEnv.env_seed(seed, i))`` for all its games, one
-/// after another, so ``seed`` reproduces the whole run. ``reset(seed=s)`` reseeds every env
-/// as the constructor does; ``reset()`` continues the streams.
+/// after another, and the bot on seat ``s`` of env ``i`` draws from its own generator,
+/// seeded ``VectorEnv.bot_seed(seed, i, s)`` (as ``cardhouse.bots.heuristic(seed=...)``
+/// would be). So ``seed`` reproduces the whole run, env ``i``'s games do not depend on
+/// ``num_envs`` or ``num_threads``, and ``reset(seed=s)`` reseeds every env as the
+/// constructor does; ``reset()`` continues the streams.
 ///
 /// The constructor deals the first games, so ``step`` may be called at once. The first
 /// ``reset()`` without a seed (before any step) returns those deals rather than dealing
@@ -275,18 +64,19 @@ fn write_env(dims: Dims, env: &mut Env, i: usize, out: &mut Out<'_>) {
 ///
 /// Args:
 ///     name: a registered game name.
-///     num_envs: number of games, 1 to 2**24.
+///     num_envs: number of games (at least 1).
 ///     seed: an int from 0 to 2**64-1.
 ///     num_threads: split every call over this many threads (scoped to the call: no pool
 ///         outlives it, so forking is safe). 1 (the default) steps in the calling thread;
 ///         more pays off from a few hundred envs per thread. Results do not depend on it.
-///         At most 1024.
+///     bots: ``{seat: bot}`` for the seats the engine plays; at least one seat must be left
+///         to the learner. None (the default): every seat learns.
+///     hints: also compute ``heuristic_actions`` (one heuristic decision per row).
 ///     **options: game options, as for ``cardhouse.new_game``.
 ///
 /// Raises:
-///     UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``.
-///     ValueError: ``num_envs``, ``seed`` or ``num_threads`` out of range.
-///     MemoryError: not enough memory for ``num_envs`` games and their arrays.
+///     UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``, or a bad ``bots``
+///         entry (unknown name, no such seat, every seat a bot, a policy of another game).
 #[pyclass(module = "cardhouse", name = "VectorEnv")]
 #[derive(Debug)]
 pub struct PyVectorEnv {
@@ -299,6 +89,8 @@ pub struct PyVectorEnv {
     player: Py<PyArray1<i32>>,
     rewards: Py<PyArray2<f32>>,
     done: Py<PyArray1<bool>>,
+    final_obs: Py<PyArray3<f32>>,
+    hint: Py<PyArray1<i32>>,
 }
 
 impl PyVectorEnv {
@@ -319,6 +111,8 @@ impl PyVectorEnv {
         let mut player = self.player.bind(py).try_readwrite().map_err(busy)?;
         let mut rewards = self.rewards.bind(py).try_readwrite().map_err(busy)?;
         let mut done = self.done.bind(py).try_readwrite().map_err(busy)?;
+        let mut final_obs = self.final_obs.bind(py).try_readwrite().map_err(busy)?;
+        let mut hint = self.hint.bind(py).try_readwrite().map_err(busy)?;
         let layout = |_| {
             new_err(
                 Kind::BufferSize,
@@ -331,6 +125,8 @@ impl PyVectorEnv {
             player: player.as_slice_mut().map_err(layout)?,
             rewards: rewards.as_slice_mut().map_err(layout)?,
             done: done.as_slice_mut().map_err(layout)?,
+            final_obs: final_obs.as_slice_mut().map_err(layout)?,
+            hint: hint.as_slice_mut().map_err(layout)?,
         };
         // A caller may have resized an array in place (`ndarray.resize(..., refcheck=False)`).
         let (n, d) = (self.core.envs.len(), self.core.dims);
@@ -339,6 +135,8 @@ impl PyVectorEnv {
             || out.player.len() != n
             || out.rewards.len() != n * d.players
             || out.done.len() != n
+            || out.final_obs.len() != n * d.players * d.obs_len
+            || out.hint.len() != n
         {
             return Err(new_err(
                 Kind::BufferSize,
@@ -368,9 +166,11 @@ impl PyVectorEnv {
 #[pymethods]
 impl PyVectorEnv {
     #[new]
+    // The arguments are the Python constructor's, keyword by keyword.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(
-        signature = (name, num_envs, seed, *, num_threads = I64(1), **options),
-        text_signature = "(name, num_envs, seed, *, num_threads=1, **options)"
+        signature = (name, num_envs, seed, *, num_threads = I64(1), bots = None, hints = false, **options),
+        text_signature = "(name, num_envs, seed, *, num_threads=1, bots=None, hints=False, **options)"
     )]
     fn new(
         py: Python<'_>,
@@ -378,6 +178,8 @@ impl PyVectorEnv {
         num_envs: I64,
         seed: &Bound<'_, PyAny>,
         num_threads: I64,
+        bots: Option<&Bound<'_, PyDict>>,
+        hints: bool,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let num_envs = within("num_envs", num_envs.0, 1, MAX_ENVS)?;
@@ -387,6 +189,7 @@ impl PyVectorEnv {
         let obs_len = game.observation_len();
         let num_actions = game.num_distinct_actions();
         let players = game.num_players();
+        let bots = seat_bots(&game, bots)?;
         // The output arrays come from numpy.zeros, so memory NumPy cannot get is a
         // MemoryError.
         let mut env = PyVectorEnv {
@@ -395,10 +198,13 @@ impl PyVectorEnv {
             player: zeros1(py, num_envs, "int32")?.unbind(),
             rewards: zeros2(py, num_envs, players, "float32")?.unbind(),
             done: zeros1(py, num_envs, "bool")?.unbind(),
-            core: Core::new(game, num_envs, seed, num_threads)?,
+            final_obs: zeros3(py, [num_envs, players, obs_len], "float32")?.unbind(),
+            hint: zeros1(py, num_envs, "int32")?.unbind(),
+            core: Core::new(game, num_envs, seed, num_threads, bots, hints)?,
             fresh: true,
         };
-        env.with_out(py, |core, out| core.reset(out))?;
+        env.with_out(py, |core, out| core.reset(out))?
+            .map_err(env_error)?;
         Ok(env)
     }
 
@@ -408,6 +214,14 @@ impl PyVectorEnv {
     #[staticmethod]
     fn env_seed(seed: U64, index: U64) -> u64 {
         env_seed(seed.0, index.0)
+    }
+
+    /// The seed of the generator of the bot on ``seat`` of env ``index`` in a vector
+    /// seeded with ``seed``: ``cardhouse.bots.heuristic(game, seed=VectorEnv.bot_seed(seed,
+    /// i, s))`` makes the same moves as that bot.
+    #[staticmethod]
+    fn bot_seed(seed: U64, index: U64, seat: U64) -> u64 {
+        bot_seed(seed.0, index.0, seat.0)
     }
 
     /// Starts a new game in every env (deals resolved) and returns
@@ -431,8 +245,9 @@ impl PyVectorEnv {
             self.fresh = false;
             return self.arrays(py, false);
         }
-        self.with_out(py, |core, out| core.reset(out))?;
+        let result = self.with_out(py, |core, out| core.reset(out))?;
         self.fresh = false;
+        result.map_err(env_error)?;
         self.arrays(py, false)
     }
 
@@ -469,10 +284,42 @@ impl PyVectorEnv {
         }
         let result = self.with_out(py, |core, out| core.step(actions, out))?;
         self.fresh = false;
-        if let Err((i, err)) = result {
-            return Err(to_py_with(&format!("env {i}: "), err));
-        }
+        result.map_err(env_error)?;
         self.arrays(py, true)
+    }
+
+    /// Rollout values, for training targets: for every env and every legal action of the seat
+    /// to act there, that seat's return when the action is taken and the game is then
+    /// played to its end by ``bot`` (default ``"heuristic"``) on every seat (chance from a copy of the env's generator,
+    /// the same draws for every action of an env). Returns a new float32 array
+    /// ``(num_envs, num_distinct_actions)``, NaN for illegal actions. The envs do not change.
+    ///
+    /// The rollouts start from the true state (hidden cards included): they are the
+    /// environment simulating outcomes, as any return is; a policy trained on them still
+    /// decides from its observation. Use ``scope="deal"`` games (a rollout plays to the end
+    /// of the game).
+    ///
+    /// Raises:
+    ///     InvalidOptionError: an unknown bot, or a policy of another game.
+    #[pyo3(signature = (bot = None))]
+    fn rollout_values<'py>(
+        &mut self,
+        py: Python<'py>,
+        bot: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let kind = match bot {
+            Some(b) => bot_kind(b)?,
+            None => BotKind::Heuristic,
+        };
+        kind.check_game(&self.core.game).py()?;
+        let (n, a) = (self.core.envs.len(), self.core.dims.num_actions);
+        let mut values = vec![0.0f32; n * a];
+        let core = &mut self.core;
+        py.detach(|| core.rollout_values(&kind, &mut values))
+            .map_err(env_error)?;
+        numpy::ndarray::Array2::from_shape_vec((n, a), values)
+            .map(|arr| PyArray2::from_owned_array(py, arr))
+            .map_err(|e| new_err(Kind::Cardhouse, format!("rollout values: {e}")))
     }
 
     /// A copy of env ``index``'s current state (for inspection; changing it does not change
@@ -556,6 +403,47 @@ impl PyVectorEnv {
         self.rewards.bind(py).clone()
     }
 
+    /// The final observations array ``(num_envs, num_players, *observation_shape)``: where
+    /// ``dones`` is True, every seat's observation of the finished game (overwritten by
+    /// every call that ends a game).
+    #[getter]
+    fn final_observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
+        self.final_obs.bind(py).clone()
+    }
+
+    /// With ``hints=True``, int32 ``(num_envs,)``: the action the game's heuristic bot would
+    /// choose for the seat to act (a feature for the learner; it decides from that seat's
+    /// knowledge only); -1 without hints (overwritten by every call).
+    #[getter]
+    fn heuristic_actions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i32>> {
+        self.hint.bind(py).clone()
+    }
+
+    /// Whether ``heuristic_actions`` are computed.
+    #[getter]
+    fn hints(&self) -> bool {
+        self.core.hints
+    }
+
+    /// The seats the learner plays (those without a bot), ascending.
+    #[getter]
+    fn learner_seats(&self) -> Vec<usize> {
+        (0..self.core.bots.len())
+            .filter(|&s| self.core.bots[s].is_none())
+            .collect()
+    }
+
+    /// ``{seat: bot name}`` for the seats the engine's bots play.
+    #[getter]
+    fn bots(&self) -> std::collections::BTreeMap<usize, String> {
+        self.core
+            .bots
+            .iter()
+            .enumerate()
+            .filter_map(|(s, b)| b.as_ref().map(|b| (s, b.to_string())))
+            .collect()
+    }
+
     /// The done flags array (overwritten by every call).
     #[getter]
     fn dones<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
@@ -563,10 +451,66 @@ impl PyVectorEnv {
     }
 
     fn __repr__(&self) -> String {
+        let bots: Vec<String> = self
+            .bots()
+            .iter()
+            .map(|(s, b)| format!("{s}: {b}"))
+            .collect();
+        let bots = if bots.is_empty() {
+            String::new()
+        } else {
+            format!(", bots {{{}}}", bots.join(", "))
+        };
         format!(
-            "<cardhouse.VectorEnv {} × {}>",
+            "<cardhouse.VectorEnv {} × {}{bots}>",
             self.core.game.name(),
             self.core.envs.len()
         )
     }
+}
+
+/// A Python error for an env's error, naming the env.
+fn env_error((i, err): EnvError) -> PyErr {
+    to_py_with(&format!("env {i}: "), err)
+}
+
+/// Per seat, the bot of `bots` (``{seat: name or Bot}``) or `None` for a learner.
+fn seat_bots(
+    game: &cardhouse::AnyGame,
+    bots: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<Option<BotKind>>> {
+    let n = game.num_players();
+    let mut out = vec![None; n];
+    let Some(bots) = bots else {
+        return Ok(out);
+    };
+    for (key, value) in bots.iter() {
+        let seat = key
+            .extract::<usize>()
+            .ok()
+            .filter(|&s| s < n)
+            .ok_or_else(|| {
+                new_err(
+                    Kind::InvalidOption,
+                    format!(
+                        "bots: seat {key} does not exist; {} has seats 0 to {}",
+                        game.name(),
+                        n - 1
+                    ),
+                )
+            })?;
+        let kind = bot_kind(&value)?;
+        kind.check_game(game).py()?;
+        out[seat] = Some(kind);
+    }
+    if out.iter().all(Option::is_some) {
+        return Err(new_err(
+            Kind::InvalidOption,
+            format!(
+                "bots: every seat of {} is a bot; leave at least one to the learner",
+                game.name()
+            ),
+        ));
+    }
+    Ok(out)
 }
