@@ -348,7 +348,15 @@ async fn a_replica_killed_under_load_behind_nginx_loses_no_acknowledged_move_and
     let mut games = Vec::new();
     for i in 0..n {
         games.push(Arc::new(
-            create(&mut c, "jass", &[("wys", "auto")], 900 + i, &seats).await,
+            // A target no match reaches in the few seconds of load, however fast the machine.
+            create(
+                &mut c,
+                "jass",
+                &[("wys", "auto"), ("target_score", "1000000")],
+                900 + i,
+                &seats,
+            )
+            .await,
         ));
     }
 
@@ -382,6 +390,8 @@ async fn a_replica_killed_under_load_behind_nginx_loses_no_acknowledged_move_and
                     Err(e) => panic!("match {i}: GetView failed (after the kill settled, or not UNAVAILABLE): {e:?}"),
                 };
                 if v.status != pb::MatchStatus::Active as i32 {
+                    // (The target is far: a match ending here leaves its task idle.)
+                    eprintln!("match {i} ended (status {}) at move {}", v.status, v.move_number);
                     break;
                 }
                 let pick = v.legal_actions[step % v.legal_actions.len()].id();
