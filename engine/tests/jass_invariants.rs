@@ -125,6 +125,18 @@ fn every_deal_is_worth_157_with_the_last_trick_in_every_mode() {
             assert_eq!(d.raw[0] + d.raw[1], 157 + wys + 20 * stoeck + match_bonus);
             let m = end.game().multiplier(d.mode);
             assert_eq!(d.scored, [d.raw[0] * m, d.raw[1] * m]);
+            // The breakdown per team: its five sources make the raw points.
+            assert_eq!(d.multiplier, m);
+            assert_eq!(d.cards, cp);
+            assert_eq!(d.wys, end.wys_points());
+            for t in 0..2 {
+                let team_stoeck = u32::from(end.stoeck_scored(t) + end.stoeck_scored(t + 2));
+                assert_eq!(d.stoeck[t], 20 * team_stoeck);
+                assert_eq!(d.match_bonus[t], if won[t] == 9 { 100 } else { 0 });
+                let parts = d.cards[t] + d.wys[t] + d.stoeck[t] + d.last_trick[t];
+                assert_eq!(parts + d.match_bonus[t], d.raw[t]);
+            }
+            assert_eq!(d.last_trick[0] + d.last_trick[1], 5);
             modes_seen.insert(format!("{:?}", d.mode));
         }
     }

@@ -140,7 +140,44 @@ fn play_jass_shows_each_deals_last_trick_and_result() {
         .unwrap_or_else(|| panic!("{block:?}"));
     assert_eq!(trick.split(' ').count(), 4, "four cards: {trick}");
     assert!(block[2].starts_with("  result: mode "), "{block:?}");
-    assert!(block[2].contains("scored"), "{block:?}");
+    // The breakdown: the five sources add up to the raw points, times the multiplier
+    // (each item `name a b`, or `multiplier m`).
+    let items: Vec<(String, Vec<u64>)> = block[2]["  result: ".len()..]
+        .split(", ")
+        .map(|item| {
+            let words: Vec<&str> = item.split(' ').collect();
+            let numbers: Vec<u64> = words.iter().filter_map(|w| w.parse().ok()).collect();
+            let name: Vec<&str> = words
+                .iter()
+                .copied()
+                .filter(|w| w.parse::<u64>().is_err())
+                .collect();
+            (name.join(" "), numbers)
+        })
+        .collect();
+    let pair = |name: &str| -> Vec<u64> {
+        items
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no {name}: {block:?}"))
+            .1
+            .clone()
+    };
+    let multiplier = pair("multiplier")[0];
+    let (raw, scored) = (pair("raw"), pair("scored"));
+    for t in 0..2 {
+        let parts: u64 = ["cards", "wys", "stoeck", "last trick", "match bonus"]
+            .iter()
+            .map(|n| pair(n)[t])
+            .sum();
+        assert_eq!(parts, raw[t], "{block:?}");
+        assert_eq!(raw[t] * multiplier, scored[t], "{block:?}");
+    }
+    assert_eq!(
+        pair("last trick")[0] + pair("last trick")[1],
+        5,
+        "{block:?}"
+    );
 }
 
 #[test]
@@ -329,4 +366,20 @@ fn a_full_disk_fails_with_a_message_and_a_closed_pipe_ends_quietly() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn play_of_one_deal_names_no_target() {
+    // `scope = deal`: one deal is the whole game, in every game that has the option.
+    for (game, expected) in [
+        ("jass", "(one deal)"),
+        ("klaberjass", "(one deal)"),
+        ("cribbage", "(one deal)"),
+    ] {
+        let input = "1\n".repeat(400);
+        let (ok, out, err) = cardhouse(&["play", game, "-o", "scope=deal", "--seed", "2"], &input);
+        assert!(ok, "{game}: {err}");
+        assert!(out.contains(expected), "{game}: {out}");
+        assert!(!out.contains("(target "), "{game}: {out}");
+    }
 }

@@ -242,17 +242,23 @@ fn deal_summary(
 }
 
 /// A `last_deal` record in one line: its plain fields (numbers, texts, lists of numbers),
-/// nested records left out.
+/// nested records left out; single values (the mode, a multiplier, an outcome) before the
+/// lists of values per seat or team.
 fn summary(record: &Value) -> String {
     let Some(map) = record.as_object() else {
         return compact(record);
     };
-    map.iter()
+    let mut fields: Vec<(&String, &Value)> = map
+        .iter()
         .filter(|(_, v)| match v {
             Value::Null => false,
             Value::Array(items) => items.iter().all(|i| !i.is_object() && !i.is_array()),
             _ => true,
         })
+        .collect();
+    fields.sort_by_key(|(_, v)| v.is_array());
+    fields
+        .iter()
         .map(|(k, v)| format!("{} {}", k.replace('_', " "), compact(v)))
         .collect::<Vec<_>>()
         .join(", ")

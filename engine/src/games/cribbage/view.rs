@@ -512,12 +512,13 @@ pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<Strin
         per_side(&v.deal_points),
         per_side(&v.peg_points)
     );
-    let _ = writeln!(
-        out,
-        "scores: {} (target {})",
-        per_side(&v.scores),
-        v.target_score
-    );
+    // With `scope = deal` the game is one deal: no target is played to.
+    let goal = if s.game.scope == crate::Scope::Deal {
+        "one deal".to_owned()
+    } else {
+        format!("target {}", v.target_score)
+    };
+    let _ = writeln!(out, "scores: {} ({goal})", per_side(&v.scores));
     match v.to_act {
         Some(p) if p == seat => {
             let legal: Vec<&str> = v.legal_actions.iter().map(|a| a.text.as_str()).collect();

@@ -31,9 +31,10 @@
 //! **Returns** (§11): 0 until terminal. `scope = match`: +1 for each seat of the team with
 //! the higher total once a team has reached `target_score`, −1 for the others.
 //! `scope = deal`: the state is terminal after one deal; each seat gets its team's deal score
-//! (multiplied) minus the other team's, never beyond ±[`JassGame::max_deal_score`] (4148 with the defaults), which is
-//! [`Game::min_return`] / [`Game::max_return`]. The view's `scores` then hold the deal's
-//! scored totals.
+//! (multiplied) minus the other team's, never beyond ±[`JassGame::max_deal_score`] (3908 with the defaults: 977 points at
+//! most for one team times the largest multiplier 4; 4148 with `stoeck_suits = any_suit`),
+//! which is [`Game::min_return`] / [`Game::max_return`]. The view's `scores` then hold the
+//! deal's scored totals, and `last_deal` its breakdown.
 //!
 //! **Observation** (518 floats, seats relative to the observer): the named slices of
 //! [`layout`], also returned with their bounds by [`Game::observation_layout`].
@@ -211,13 +212,27 @@ pub enum Phase {
 /// 3 Wys items per seat (a 9-card hand holds no more), 36 cards.
 const LOG_CAP: usize = 96;
 
-/// The result of a finished deal, kept for views.
+/// The result of a finished deal, kept for views: per team, where the points came from
+/// (`cards + wys + stoeck + last_trick + match_bonus = raw`), then the multiplier of the
+/// mode and the points scored (`raw * multiplier`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct DealResult {
     /// The mode played.
     pub mode: Mode,
-    /// Points per team before multiplying (cards, bonuses, Wys, Stöck).
+    /// Card points taken in tricks per team (§10).
+    pub cards: [u32; 2],
+    /// Wys points per team (only the team with the best Wys scores, §8).
+    pub wys: [u32; 2],
+    /// Stöck points per team (§9).
+    pub stoeck: [u32; 2],
+    /// The last-trick bonus, to the team that took the ninth trick (§10).
+    pub last_trick: [u32; 2],
+    /// The Match bonus, to a team that took all nine tricks (§10).
+    pub match_bonus: [u32; 2],
+    /// Points per team before multiplying: the sum of the five above.
     pub raw: [u32; 2],
+    /// The mode's multiplier (§10).
+    pub multiplier: u32,
     /// Points per team after multiplying.
     pub scored: [u32; 2],
 }

@@ -86,11 +86,35 @@ impl JassState {
         let Some(mode) = self.mode else { return };
         let m = self.game.multiplier(mode);
         let scored = [self.raw[0] * m, self.raw[1] * m];
-        self.last_deal = Some(DealResult {
+        let last = usize::from(self.winners[8] & 1);
+        let mut last_trick = [0; 2];
+        last_trick[last] = self.game.last_trick_bonus;
+        let mut match_bonus = [0; 2];
+        if self.tricks_won[last] == 9 {
+            match_bonus[last] = self.game.match_bonus;
+        }
+        let stoeck =
+            |team: usize| 20 * u32::from(self.stoeck_scored[team] + self.stoeck_scored[team + 2]);
+        let result = DealResult {
             mode,
+            cards: self.card_points,
+            wys: self.wys_points,
+            stoeck: [stoeck(0), stoeck(1)],
+            last_trick,
+            match_bonus,
             raw: self.raw,
+            multiplier: m,
             scored,
-        });
+        };
+        debug_assert!((0..2).all(|t| {
+            result.cards[t]
+                + result.wys[t]
+                + result.stoeck[t]
+                + result.last_trick[t]
+                + result.match_bonus[t]
+                == result.raw[t]
+        }));
+        self.last_deal = Some(result);
         if self.game.scope == Scope::Deal {
             // The scores hold the deal's result, as after the first deal of a match (§11).
             self.scores[0] += scored[0];

@@ -9,7 +9,7 @@ use super::{
     Announcement, DealResult, JassState, MODE_BASE, Mode, Phase, SCHIEBEN, WYS_BASE, action_card,
     wys::WysItem,
 };
-use crate::{Action, Card, CardSet, Error, Player, State, Viewer};
+use crate::{Action, Card, CardSet, Error, Player, Scope, State, Viewer};
 
 /// What one viewer may see of a Jass state (serde; JSON for platforms and UIs).
 #[derive(Clone, Debug, Serialize)]
@@ -54,11 +54,14 @@ pub struct JassView {
     pub stoeck: Vec<u8>,
     /// Raw points of this deal per team so far (cards, bonuses, Wys, Stöck).
     pub deal_points: [u32; 2],
-    /// Match scores per team.
+    /// Match scores per team (multiplied points of the finished deals; with `end_check =
+    /// immediate`, also of this deal so far). With `scope = deal`, once the deal is over: the
+    /// points that deal scored.
     pub scores: [u32; 2],
     /// Target score.
     pub target_score: u32,
-    /// Result of the previous deal.
+    /// Result of the previous deal (of this one once the game is over after it), with its
+    /// breakdown: cards, Wys, Stöck, last trick, Match, multiplier.
     pub last_deal: Option<DealResult>,
     /// The winning team once the match is over.
     pub winner: Option<usize>,
@@ -402,10 +405,16 @@ pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, E
             let _ = writeln!(out, "wys of seat {p}: {}", names.join(", "));
         }
     }
+    // With `scope = deal` the game is one deal: no target is played to.
+    let goal = if s.game.scope == Scope::Deal {
+        "one deal".to_owned()
+    } else {
+        format!("target {}", v.target_score)
+    };
     let _ = writeln!(
         out,
-        "deal points: {}:{}; scores: {}:{} (target {})",
-        v.deal_points[0], v.deal_points[1], v.scores[0], v.scores[1], v.target_score
+        "deal points: {}:{}; scores: {}:{} ({goal})",
+        v.deal_points[0], v.deal_points[1], v.scores[0], v.scores[1]
     );
     match v.to_act {
         Some(p) if p == seat => {

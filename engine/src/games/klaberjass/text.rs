@@ -371,10 +371,16 @@ pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<Str
             d.totals[0], d.totals[1], d.added[0], d.added[1]
         );
     }
+    // With `scope = deal` the game is one deal: no target is played to.
+    let goal = if s.game.scope == crate::Scope::Deal {
+        "one deal".to_owned()
+    } else {
+        format!("target {}", v.target_score)
+    };
     let _ = write!(
         out,
-        "scores (seat 0:seat 1): {}:{} (target {})",
-        v.scores[0], v.scores[1], v.target_score
+        "scores (seat 0:seat 1): {}:{} ({goal})",
+        v.scores[0], v.scores[1]
     );
     if v.held_over > 0 {
         let _ = write!(out, ", held over {}", v.held_over);
