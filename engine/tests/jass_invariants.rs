@@ -129,10 +129,10 @@ fn every_deal_is_worth_157_with_the_last_trick_in_every_mode() {
             assert_eq!(d.multiplier, m);
             assert_eq!(d.cards, cp);
             assert_eq!(d.wys, end.wys_points());
-            for t in 0..2 {
+            for (t, &tricks) in won.iter().enumerate() {
                 let team_stoeck = u32::from(end.stoeck_scored(t) + end.stoeck_scored(t + 2));
                 assert_eq!(d.stoeck[t], 20 * team_stoeck);
-                assert_eq!(d.match_bonus[t], if won[t] == 9 { 100 } else { 0 });
+                assert_eq!(d.match_bonus[t], if tricks == 9 { 100 } else { 0 });
                 let parts = d.cards[t] + d.wys[t] + d.stoeck[t] + d.last_trick[t];
                 assert_eq!(parts + d.match_bonus[t], d.raw[t]);
             }
