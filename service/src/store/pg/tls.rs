@@ -147,11 +147,12 @@ impl PgConnect {
                 .map_err(|e| url_error(format!("sslrootcert: {e}")))?
             }
             // libpq: `require` with a root certificate file verifies like `verify-ca`.
-            (TlsMode::VerifyCa | TlsMode::Require, Some(roots)) => Arc::new(ChainOnly {
-                roots: Arc::new(roots),
+            (TlsMode::VerifyCa | TlsMode::Require, Some(roots)) => Arc::new(LibpqVerifier {
+                roots: Some(Arc::new(roots)),
                 provider: Arc::clone(&provider),
             }),
-            (_, _) => Arc::new(Unverified {
+            (_, _) => Arc::new(LibpqVerifier {
+                roots: None,
                 provider: Arc::clone(&provider),
             }),
         };
@@ -340,14 +341,18 @@ fn key_values(s: &str) -> Result<Vec<(String, String)>, StoreError> {
 // Verifiers
 // ---------------------------------------------------------------------------------------------
 
-/// `verify-ca`: the chain must lead to a trusted CA; the host name is not checked.
+/// `verify-ca` (with `roots`): the chain must lead to a trusted CA; the host name is not
+/// checked. `prefer` and `require` without `sslrootcert` (no `roots`): encryption without
+/// authentication, as libpq does (it protects against eavesdropping, not against a man in
+/// the middle). Either way the handshake's signatures are checked against the certificate
+/// presented.
 #[derive(Debug)]
-struct ChainOnly {
-    roots: Arc<RootCertStore>,
+struct LibpqVerifier {
+    roots: Option<Arc<RootCertStore>>,
     provider: Arc<CryptoProvider>,
 }
 
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for LibpqVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -356,69 +361,16 @@ impl ServerCertVerifier for ChainOnly {
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let cert = ParsedCertificate::try_from(end_entity)?;
-        verify_server_cert_signed_by_trust_anchor(
-            &cert,
-            &self.roots,
-            intermediates,
-            now,
-            self.provider.signature_verification_algorithms.all,
-        )?;
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
-/// `prefer` and `require` without `sslrootcert`: encryption without authentication, as
-/// libpq does (it protects against eavesdropping, not against a man in the middle). The
-/// handshake's signatures are still checked against the certificate presented.
-#[derive(Debug)]
-struct Unverified {
-    provider: Arc<CryptoProvider>,
-}
-
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
+        if let Some(roots) = &self.roots {
+            let cert = ParsedCertificate::try_from(end_entity)?;
+            verify_server_cert_signed_by_trust_anchor(
+                &cert,
+                roots,
+                intermediates,
+                now,
+                self.provider.signature_verification_algorithms.all,
+            )?;
+        }
         Ok(ServerCertVerified::assertion())
     }
 
