@@ -64,11 +64,12 @@ use crate::rng::seed_u64;
 ///
 /// Args:
 ///     name: a registered game name.
-///     num_envs: number of games (at least 1).
+///     num_envs: number of games, 1 to 2**24.
 ///     seed: an int from 0 to 2**64-1.
 ///     num_threads: split every call over this many threads (scoped to the call: no pool
 ///         outlives it, so forking is safe). 1 (the default) steps in the calling thread;
 ///         more pays off from a few hundred envs per thread. Results do not depend on it.
+///         At most 1024.
 ///     bots: ``{seat: bot}`` for the seats the engine plays; at least one seat must be left
 ///         to the learner. None (the default): every seat learns.
 ///     hints: also compute ``heuristic_actions`` (one heuristic decision per row).
@@ -77,6 +78,8 @@ use crate::rng::seed_u64;
 /// Raises:
 ///     UnknownGameError, InvalidOptionError: as ``cardhouse.new_game``, or a bad ``bots``
 ///         entry (unknown name, no such seat, every seat a bot, a policy of another game).
+///     ValueError: ``num_envs``, ``seed`` or ``num_threads`` out of range.
+///     MemoryError: not enough memory for ``num_envs`` games and their arrays.
 #[pyclass(module = "cardhouse", name = "VectorEnv")]
 #[derive(Debug)]
 pub struct PyVectorEnv {
