@@ -58,4 +58,9 @@ pub(crate) struct Args {
     /// phase alternates with the plaintext one.
     #[arg(long)]
     pub(crate) tls: bool,
+    /// Also measure `Matches.Act` with the Prometheus metrics recording (as under
+    /// `--metrics-listen`): the same one-node server, its phase with recording on alternating
+    /// with the one with recording off (every other phase runs with it off).
+    #[arg(long)]
+    pub(crate) metrics: bool,
 }

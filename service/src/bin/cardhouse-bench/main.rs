@@ -5,6 +5,8 @@
 //! * the **cardhouse** server with persistence on (a temporary data directory),
 //! * with `--tls`: a second cardhouse server like the first, serving TLS (a certificate made
 //!   at start),
+//! * with `--metrics`: no other server, but a second `Matches.Act` phase on the first one with
+//!   the Prometheus recording on (every other phase runs with it paused),
 //! * with `--postgres <admin-url>`: two more cardhouse servers (**replicas**) sharing one
 //!   fresh PostgreSQL database (`cardhouse_bench_<pid>`, created through the admin URL and
 //!   dropped at the end),
@@ -14,7 +16,8 @@
 //! 1. `Echo` requests per second and p50/p99 latency,
 //! 2. `Matches.Act` requests per second and p50/p99 latency (one human seat, three random
 //!    bots: each Act stores the move durably, then the bots' replies and any deal); with
-//!    `--tls` the same against the TLS server, over TLS connections,
+//!    `--tls` the same against the TLS server, over TLS connections; with `--metrics` the
+//!    same with the metrics recording on,
 //! 3. with `--postgres`: the same `Matches.Act` load on PostgreSQL, (a) all of it on one
 //!    replica, (b) on two replicas with each client's requests alternating between them, as
 //!    a round-robin gRPC load balancer would send them (the worst case for the replicas'
@@ -71,6 +74,11 @@ async fn main() {
 
     // The baseline: a bare tonic echo server.
     let (echo_addr, echo_stop, echo) = start_echo().await;
+    if args.metrics {
+        // Installed once for the process; each phase pauses or resumes the recording.
+        cardhouse_server::metrics::install()
+            .unwrap_or_else(|e| exit_with(&format!("metrics: {e}")));
+    }
 
     // cardhouse on one node, with its embedded store (or none).
     let dir = tempfile::tempdir().expect("temp dir");
@@ -177,6 +185,23 @@ async fn main() {
             concurrency,
         },
     ));
+    if args.metrics {
+        phases.push(
+            Phase::new(
+                if args.in_memory {
+                    "Matches.Act, one node, in memory, metrics on"
+                } else {
+                    "Matches.Act, one node, redb (persisted), metrics on"
+                },
+                Load::Act {
+                    replicas: vec![chans.clone()],
+                    routing: Routing::Sticky,
+                    concurrency,
+                },
+            )
+            .with_metrics(),
+        );
+    }
     if let Some((replica, certs)) = &tls_local {
         let tls_chans = tls::tls_channels(replica.addr, certs, args.connections).await;
         phases.push(Phase::new(

@@ -27,6 +27,8 @@ pub(crate) struct Phase {
     pub(crate) elapsed: Duration,
     pub(crate) chance: u64,
     pub(crate) cpu: CpuTicks,
+    /// Metrics recorded during this phase (with `--metrics`; off in every other phase).
+    pub(crate) metrics: bool,
 }
 
 impl Phase {
@@ -38,10 +40,20 @@ impl Phase {
             elapsed: Duration::ZERO,
             chance: 0,
             cpu: CpuTicks::default(),
+            metrics: false,
         }
     }
 
+    /// The same phase with the server's metrics recording on.
+    pub(crate) fn with_metrics(mut self) -> Phase {
+        self.metrics = true;
+        self
+    }
+
     pub(crate) async fn run(&mut self, args: &Args, length: Duration, budget: u64) {
+        if args.metrics {
+            cardhouse_server::metrics::pause(!self.metrics);
+        }
         let cpu = CpuTicks::now();
         let t = Instant::now();
         let deadline = t + length;

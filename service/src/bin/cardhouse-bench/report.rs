@@ -162,6 +162,21 @@ pub(crate) fn print(reports: &[Report], chance_per_s: f64, batch_states: u32) {
             per_request(plain),
         );
     }
+    if let (Some(off), Some(on)) = (
+        by_name("Matches.Act, one node"),
+        reports.iter().find(|r| r.name.ends_with("metrics on")),
+    ) {
+        let per_request =
+            |r: &Report| r.cpu.this_process as f64 * 10_000.0 / r.requests.max(1) as f64;
+        println!(
+            "Metrics: Matches.Act with recording on at {:.0}% of the requests/s without in the same run, p50 {:.2} ms against {:.2} ms, {:.0} µs of this process's CPU per request against {:.0} µs",
+            100.0 * on.rps / off.rps.max(1.0),
+            f64::from(on.p50_us) / 1000.0,
+            f64::from(off.p50_us) / 1000.0,
+            per_request(on),
+            per_request(off),
+        );
+    }
     if let (Some(one), Some(two)) = (
         by_name("Matches.Act, PostgreSQL, 1"),
         by_name("Matches.Act, PostgreSQL, 2 replicas, round-robin"),
