@@ -300,10 +300,14 @@ def test_bench_script_runs_from_the_source_tree() -> None:
     if not bench.is_file():
         pytest.skip("bench.py is not next to the tests")
     result = subprocess.run(
-        [sys.executable, str(bench), "--seconds", "0.01", "--num-envs", "4"],
+        [sys.executable, str(bench), "--game", "all", "--seconds", "0.01", "--num-envs", "4"],
         capture_output=True,
         text=True,
         check=False,
         cwd=bench.parents[1],
     )
     assert result.returncode == 0, result.stderr
+    # Every game measured, each Python loop against its floor.
+    assert result.stdout.count("x its floor") == 4, result.stdout
+    for game in ("jass", "klaberjass", "cribbage", "avinas"):
+        assert f"cardhouse {cardhouse.__version__}, {game} " in result.stdout
