@@ -32,7 +32,7 @@ cargo test --workspace --locked
 # ---------------------------------------------------------------------------------------------
 # Python section (python/): build the `cardhouse` package into the virtual environment .venv,
 # check the stubs against the built extension, run pytest (including the golden playthroughs).
-# Needs CPython >= 3.9 with the venv module; everything else comes from PyPI.
+# Needs CPython >= 3.10 with the venv module; everything else comes from PyPI.
 # ---------------------------------------------------------------------------------------------
 echo "== Python: build into .venv, stubtest, pytest =="
 PYTHON="${PYTHON:-python3}"
@@ -65,14 +65,14 @@ else
   "$VPY" -m pip install --quiet "${RLLIB_REQS[@]}"
   echo "installed ${RLLIB_REQS[*]} in $((SECONDS - START)) s"
 fi
-# The abi3 wheel (CPython >= 3.9) that maturin builds for the README's `pip install ./python`,
+# The abi3 wheel (CPython >= 3.10) that maturin builds for the README's `pip install ./python`,
 # built once into a temporary directory (never committed) and installed from there; with the
 # pinned maturin above, so no download is needed. test_wheel.py installs the same wheel into
 # a fresh virtual environment without Rust on PATH.
 WHEEL_DIR="$(mktemp -d)"
 trap 'rm -rf "$WHEEL_DIR"' EXIT
 maturin build --quiet --release -m python/Cargo.toml --out "$WHEEL_DIR"
-WHEEL="$(ls "$WHEEL_DIR"/cardhouse-*-cp39-abi3-*.whl)"
+WHEEL="$(ls "$WHEEL_DIR"/cardhouse-*-cp310-abi3-*.whl)"
 "$VPY" -m pip install --quiet --force-reinstall --no-deps "$WHEEL"
 "$VPY" -m mypy.stubtest cardhouse
 CARDHOUSE_WHEEL="$WHEEL" "$VPY" -m pytest python/tests -q -p no:cacheprovider

@@ -25,7 +25,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def test_the_abi3_wheel_runs_the_readme_example_without_rust(tmp_path: Path) -> None:
     wheel = Path(WHEEL or "")
     assert wheel.is_file(), wheel
-    assert "-cp39-abi3-" in wheel.name, f"not an abi3 wheel for CPython >= 3.9: {wheel.name}"
+    assert "-cp310-abi3-" in wheel.name, f"not an abi3 wheel for CPython >= 3.10: {wheel.name}"
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
