@@ -155,9 +155,24 @@ impl ActionSet {
         None
     }
 
-    /// A uniformly random member (`None` if empty).
+    /// A uniformly random member (`None` if empty): `nth(below(len))`.
     #[inline]
     pub fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
+        let [w, high @ ..] = self.0;
+        if high != [0; 3] {
+            return self.choose_wide(rng);
+        }
+        // Random play's common case: every legal id is below 64 (cards), one word.
+        if w == 0 {
+            return None;
+        }
+        let n = rng.below(u64::from(w.count_ones()));
+        Some(crate::card_set::select_in_word(w, n as u32))
+    }
+
+    /// [`ActionSet::choose`] when an id at or above 64 is in the set.
+    #[inline(never)]
+    fn choose_wide<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
         let n = self.len();
         if n == 0 {
             None
