@@ -161,7 +161,7 @@ fn ratio() {
     let mut brng = SeededRng::new(12);
     interleave::compare(
         "avinas random deal (early stop allowed)",
-        40_000,
+        10_000,
         || {
             let p = random_deal_points(&g, &mut rng);
             p[0] + p[1]

@@ -152,7 +152,7 @@ fn ratio() {
     assert!(check[0] + check[1] >= 157);
     interleave::compare(
         "jass random deal (wys = manual)",
-        20_000,
+        5_000,
         || {
             let p = random_deal_points(&g, &mut rng);
             p[0] + p[1]

@@ -149,7 +149,7 @@ fn ratio() {
     let mut brng = SeededRng::new(12);
     interleave::compare(
         "klaberjass random deal",
-        20_000,
+        5_000,
         || {
             let p = random_deal_totals(&g, &mut rng);
             p[0] + p[1]

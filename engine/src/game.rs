@@ -156,10 +156,12 @@ impl ActionSet {
     }
 
     /// A uniformly random member (`None` if empty): `nth(below(len))`.
-    #[inline]
+    #[inline(always)]
     pub fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
-        let [w, high @ ..] = self.0;
-        if high != [0; 3] {
+        // Word by word: a wider load spanning the words that `legal_actions` just stored
+        // one by one would stall store-to-load forwarding.
+        let w = self.0[0];
+        if self.0[1] | self.0[2] | self.0[3] != 0 {
             return self.choose_wide(rng);
         }
         // Random play's common case: every legal id is below 64 (cards), one word.

@@ -21,7 +21,7 @@ pub fn wanted() -> bool {
 /// Rounds and deals per batch: full size under `cargo bench`, tiny under `cargo test`.
 fn sizes(batch: usize) -> (usize, usize) {
     if std::env::args().any(|a| a == "--bench") {
-        (41, batch)
+        (101, batch)
     } else {
         (3, 200)
     }

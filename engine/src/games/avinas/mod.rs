@@ -463,23 +463,10 @@ impl AvinasState {
     }
 }
 
-impl State for AvinasState {
-    type Game = AvinasGame;
-    type View = AvinasView;
-
-    fn game(&self) -> &AvinasGame {
-        &self.game
-    }
-
-    fn current_player(&self) -> Player {
-        match self.phase {
-            Phase::ChooseDealer | Phase::Deal => Player::Chance,
-            Phase::Over => Player::Terminal,
-            _ => Player::Seat(usize::from(self.to_act)),
-        }
-    }
-
-    fn legal_actions(&self) -> ActionSet {
+impl AvinasState {
+    /// [`State::legal_actions`] outside its inlined case.
+    #[inline(never)]
+    fn other_legal_actions(&self) -> ActionSet {
         let mut set = ActionSet::EMPTY;
         match self.phase {
             Phase::ChooseDealer => set.insert_bits(0, 0b1111),
@@ -504,6 +491,78 @@ impl State for AvinasState {
             Phase::Over => {}
         }
         set
+    }
+
+    /// [`State::apply_unchecked`] outside trick play.
+    #[inline(never)]
+    fn apply_other(&mut self, action: Action) {
+        match self.phase {
+            Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
+            Phase::Deal => self.deal_card(action as u8 & 31),
+            Phase::Knock | Phase::Double => {
+                self.push_log(action);
+                self.knock_decision(action);
+            }
+            Phase::Bid => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Play => {
+                self.push_log(action);
+                self.play_action(action);
+            }
+            Phase::StopChoice => {
+                self.push_log(action);
+                if action == STOP {
+                    self.stopped = true;
+                    self.finish_deal();
+                } else {
+                    self.phase = Phase::Play;
+                    self.to_act = self.leaders[usize::from(self.trick_no)];
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+}
+
+impl State for AvinasState {
+    type Game = AvinasGame;
+    type View = AvinasView;
+
+    fn game(&self) -> &AvinasGame {
+        &self.game
+    }
+
+    fn current_player(&self) -> Player {
+        match self.phase {
+            Phase::ChooseDealer | Phase::Deal => Player::Chance,
+            Phase::Over => Player::Terminal,
+            _ => Player::Seat(usize::from(self.to_act)),
+        }
+    }
+
+    #[inline(always)]
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    #[inline(always)]
+    fn is_chance_node(&self) -> bool {
+        matches!(self.phase, Phase::ChooseDealer | Phase::Deal)
+    }
+
+    /// Trick play but for the leads of tricks 1 and 2 (the opening lead, the face-down lead)
+    /// is inlined into the caller's loop, so the set stays in registers; the rest is out of
+    /// line.
+    #[inline(always)]
+    fn legal_actions(&self) -> ActionSet {
+        if self.phase == Phase::Play && (self.trick_len != 0 || self.trick_no >= 2) {
+            let mut set = ActionSet::EMPTY;
+            set.insert_bits(0, u64::from(self.legal_cards()));
+            return set;
+        }
+        self.other_legal_actions()
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
@@ -571,39 +630,20 @@ impl State for AvinasState {
         })
     }
 
+    /// Trick play is inlined into the caller's loop; the other phases are out of line.
+    #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
             self.check_action(action).is_ok(),
             "{:?}",
             self.check_action(action)
         );
-        match self.phase {
-            Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
-            Phase::Deal => self.deal_card(action as u8 & 31),
-            Phase::Knock | Phase::Double => {
-                self.push_log(action);
-                self.knock_decision(action);
-            }
-            Phase::Bid => {
-                self.push_log(action);
-                self.bid(action);
-            }
-            Phase::Play => {
-                self.push_log(action);
-                self.play_action(action);
-            }
-            Phase::StopChoice => {
-                self.push_log(action);
-                if action == STOP {
-                    self.stopped = true;
-                    self.finish_deal();
-                } else {
-                    self.phase = Phase::Play;
-                    self.to_act = self.leaders[usize::from(self.trick_no)];
-                }
-            }
-            Phase::Over => {}
+        if self.phase == Phase::Play {
+            self.push_log(action);
+            self.play_action(action);
+            return;
         }
+        self.apply_other(action);
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {

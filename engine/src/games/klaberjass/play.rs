@@ -16,13 +16,24 @@ pub const fn card_action(card: Card) -> Action {
 
 /// The card of a card action id (`0..32`).
 #[must_use]
+#[inline]
 pub fn action_card(action: Action) -> Option<Card> {
-    if action < 32 {
-        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
-    } else {
-        None
-    }
+    CARD_OF_ACTION.get(action as usize).copied()
 }
+
+/// The card of each card action id.
+const CARD_OF_ACTION: [Card; 32] = {
+    let mut t = [Card::new(Rank::Seven, Suit::Clubs); 32];
+    let mut a = 0;
+    while a < 32 {
+        t[a] = match Card::from_u8((a / 8 * 16 + a % 8 + 5) as u8) {
+            Some(c) => c,
+            None => panic!("a card of the 32-card pack"),
+        };
+        a += 1;
+    }
+    t
+};
 
 /// Card points of `cards` with `trump` as the trump suit (§3.3).
 #[must_use]
@@ -194,11 +205,12 @@ impl KlaberjassState {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn play_card(&mut self, card: Card) {
-        let seat = usize::from(self.to_act);
+        let seat = usize::from(self.to_act) & 1;
         let trump = self.trump.unwrap_or(Suit::Clubs);
         self.hands[seat].remove(card);
+        self.packed[seat] &= !(1 << card_action(card));
         self.played_by[seat].insert(card);
         let t = usize::from(self.trick_no);
         if self.bella_open[seat] && card.suit_index() == trump as usize {
@@ -246,20 +258,49 @@ impl KlaberjassState {
         }
     }
 
-    /// Legal card actions as a card-id word.
-    #[inline]
+    /// Legal card actions as a card-id word, from the packed hand (8-bit lanes, ranks 7..A).
+    /// Debug builds check it against the reference function [`legal_cards`].
+    #[inline(always)]
     pub(super) fn legal_cards(&self) -> u64 {
-        let trump = self.trump.unwrap_or(Suit::Clubs);
-        let lead = if self.trick_len == 1 {
-            Some(self.tricks[usize::from(self.trick_no)][0])
+        const LANE: u64 = 0xFF;
+        let hand = self.packed[usize::from(self.to_act) & 1];
+        let legal = if self.trick_len == 1 {
+            let t = self.trump.map_or(0, |s| s as u64);
+            let lead = self.tricks[usize::from(self.trick_no)][0];
+            let trumps = hand & LANE << (8 * t);
+            if lead.suit_index() as u64 == t {
+                // Overtrump if possible, else any trump, else any card.
+                let higher = (u64::from(HIGHER_TRUMPS[lead.rank_index()]) >> 5) << (8 * t) & trumps;
+                if higher != 0 {
+                    higher
+                } else if trumps != 0 {
+                    trumps
+                } else {
+                    hand
+                }
+            } else {
+                let follow = hand & LANE << (8 * lead.suit_index() as u64);
+                if follow != 0 {
+                    follow
+                } else if trumps != 0 {
+                    trumps
+                } else {
+                    hand
+                }
+            }
         } else {
-            None
+            hand
         };
-        pack_cards(legal_cards(
-            trump,
-            self.hands[usize::from(self.to_act)],
-            lead,
-        ))
+        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
+        debug_assert_eq!(legal, {
+            let lead = (self.trick_len == 1).then(|| self.tricks[usize::from(self.trick_no)][0]);
+            pack_cards(legal_cards(
+                self.trump.unwrap_or(Suit::Clubs),
+                self.hands[usize::from(self.to_act)],
+                lead,
+            ))
+        });
+        legal
     }
 
     /// Why a card is not legal now (assumes it is not).
