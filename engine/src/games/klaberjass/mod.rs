@@ -448,7 +448,7 @@ impl KlaberjassState {
             Phase::Play => {
                 self.push_log(action);
                 if let Some(card) = action_card(action) {
-                    self.play_card(card);
+                    self.play_card(action, card);
                 }
             }
             Phase::Over => {}
@@ -590,7 +590,7 @@ impl State for KlaberjassState {
         if self.phase == Phase::Play {
             self.push_log(action);
             if let Some(card) = action_card(action) {
-                self.play_card(card);
+                self.play_card(action, card);
             }
             return;
         }
