@@ -100,6 +100,17 @@ impl ActionSet {
     /// [`ActionSet::choose`] when an id at or above 64 is in the set.
     #[inline(never)]
     fn choose_wide<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
+        if self.0[2] | self.0[3] == 0 {
+            // Ids below 128 (every game's actions but Jass's Wys items): two words.
+            let (w0, w1) = (self.0[0], self.0[1]);
+            let c0 = w0.count_ones();
+            let k = rng.below(u64::from(c0 + w1.count_ones())) as u32;
+            return Some(if k < c0 {
+                crate::card_set::select_in_word(w0, k)
+            } else {
+                64 + crate::card_set::select_in_word(w1, k - c0)
+            });
+        }
         let counts = self.0.map(u64::count_ones);
         let n: u32 = counts.iter().sum();
         if n == 0 {
@@ -214,7 +225,7 @@ mod tests {
         let mut bits = SeededRng::new(5);
         for round in 0..2000 {
             let mut s = ActionSet::EMPTY;
-            let words = if round % 2 == 0 { 1 } else { 4 };
+            let words = [1, 2, 4][round as usize % 3];
             for w in 0..words {
                 let b = bits.next_u64() & bits.next_u64();
                 s.insert_bits(64 * w, b);
