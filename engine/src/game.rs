@@ -560,8 +560,3 @@ pub(crate) fn expect_turn<S: State>(state: &S, seat: usize) -> Result<(), Error>
         ))),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}
