@@ -1,13 +1,23 @@
 //! Jass benchmarks: random full deals (including the deal), full matches, and the hot-path
-//! calls on their own. Figures go into the README's benchmark table.
+//! calls on their own; first, the engine's random deals against their bound (a minimal
+//! bitmask deal loop, [`bound`]) measured interleaved, with the ratio printed. Figures go into
+//! the README's benchmark table.
 //!
-//! `cargo bench -p cardhouse --bench jass`
+//! `cargo bench -p cardhouse --bench jass` (the ratio alone: `-- ratio`)
 
 use std::hint::black_box;
 
 use cardhouse::games::jass::{JassGame, JassState, layout};
 use cardhouse::{Game, Options, Rng, SeededRng, State};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
+
+#[allow(dead_code)]
+#[path = "bound/bitmask.rs"]
+mod bitmask;
+#[path = "bound/jass.rs"]
+mod bound;
+#[path = "bound/interleave.rs"]
+mod interleave;
 
 fn game(pairs: &[(&str, &str)]) -> JassGame {
     let opts: Options = pairs
@@ -133,5 +143,43 @@ fn calls(c: &mut Criterion) {
     let _ = rng.next_u64();
 }
 
-criterion_group!(benches, deals, calls);
-criterion_main!(benches);
+/// The engine's random deals (`wys = manual`, `scope = deal`) against the bound, interleaved.
+fn ratio() {
+    let g = game(&[("scope", "deal")]);
+    let mut rng = SeededRng::new(11);
+    let mut brng = SeededRng::new(12);
+    let check = bound::random_deal(&mut brng);
+    assert!(check[0] + check[1] >= 157);
+    interleave::compare(
+        "jass random deal (wys = manual)",
+        5_000,
+        || {
+            let p = random_deal_points(&g, &mut rng);
+            p[0] + p[1]
+        },
+        || {
+            let p = bound::random_deal(&mut brng);
+            p[0] + p[1]
+        },
+    );
+}
+
+fn bound_deals(c: &mut Criterion) {
+    let mut group = c.benchmark_group("jass");
+    group.throughput(Throughput::Elements(1));
+    let mut rng = SeededRng::new(7);
+    group.bench_function("bound_random_deal", |b| {
+        b.iter(|| black_box(bound::random_deal(&mut rng)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, deals, bound_deals, calls);
+
+fn main() {
+    if interleave::wanted() {
+        ratio();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

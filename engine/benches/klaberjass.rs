@@ -1,13 +1,23 @@
 //! Klaberjass benchmarks: random full deals (from the shuffle to the score), full matches,
-//! and the hot-path calls on their own. Figures go into the README's benchmark table.
+//! and the hot-path calls on their own; first, the engine's random deals against their bound (a minimal bitmask
+//! deal loop, [`bound`]) measured interleaved, with the ratio printed. Figures go into the
+//! README's benchmark table.
 //!
-//! `cargo bench -p cardhouse --bench klaberjass`
+//! `cargo bench -p cardhouse --bench klaberjass` (the ratio alone: `-- ratio`)
 
 use std::hint::black_box;
 
 use cardhouse::games::klaberjass::{KlaberjassGame, KlaberjassState, layout};
 use cardhouse::{Game, Options, Rng, SeededRng, State};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
+
+#[allow(dead_code)]
+#[path = "bound/bitmask.rs"]
+mod bitmask;
+#[path = "bound/klaberjass.rs"]
+mod bound;
+#[path = "bound/interleave.rs"]
+mod interleave;
 
 fn game(pairs: &[(&str, &str)]) -> KlaberjassGame {
     let opts: Options = pairs
@@ -132,5 +142,41 @@ fn calls(c: &mut Criterion) {
     let _ = rng.next_u64();
 }
 
-criterion_group!(benches, deals, calls);
-criterion_main!(benches);
+/// The engine's random deals (`scope = deal`) against the bound, interleaved.
+fn ratio() {
+    let g = game(&[("scope", "deal")]);
+    let mut rng = SeededRng::new(11);
+    let mut brng = SeededRng::new(12);
+    interleave::compare(
+        "klaberjass random deal",
+        5_000,
+        || {
+            let p = random_deal_totals(&g, &mut rng);
+            p[0] + p[1]
+        },
+        || {
+            let p = bound::random_deal(&mut brng);
+            p[0] + p[1]
+        },
+    );
+}
+
+fn bound_deals(c: &mut Criterion) {
+    let mut group = c.benchmark_group("klaberjass");
+    group.throughput(Throughput::Elements(1));
+    let mut rng = SeededRng::new(7);
+    group.bench_function("bound_random_deal", |b| {
+        b.iter(|| black_box(bound::random_deal(&mut rng)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, deals, bound_deals, calls);
+
+fn main() {
+    if interleave::wanted() {
+        ratio();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

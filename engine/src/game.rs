@@ -26,6 +26,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use crate::action_set::{ActionIter, ActionSet, MAX_ACTIONS};
 use crate::{Error, OptionSpec, Options, Rng};
 
 /// An action id (player action or chance outcome).
@@ -78,160 +79,6 @@ pub enum Viewer {
     Spectator,
     /// Everything, all hands included: for referees, records after the game, debugging.
     Omniscient,
-}
-
-/// The most action ids any game has; [`ActionSet`] holds this many.
-pub const MAX_ACTIONS: usize = 256;
-
-/// A set of action ids as a 256-bit mask: `Copy`, allocation-free, iterates ascending.
-#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
-pub struct ActionSet([u64; 4]);
-
-impl ActionSet {
-    /// The empty set.
-    pub const EMPTY: ActionSet = ActionSet([0; 4]);
-
-    /// Adds `a` (`a < 256`).
-    #[inline]
-    pub fn insert(&mut self, a: Action) {
-        debug_assert!((a as usize) < MAX_ACTIONS);
-        self.0[(a >> 6) as usize & 3] |= 1 << (a & 63);
-    }
-
-    /// Removes `a` (nothing if absent).
-    #[inline]
-    pub fn remove(&mut self, a: Action) {
-        if (a as usize) < MAX_ACTIONS {
-            self.0[(a >> 6) as usize & 3] &= !(1 << (a & 63));
-        }
-    }
-
-    /// Adds the ids `offset + i` for every set bit `i` of `bits`.
-    #[inline]
-    pub fn insert_bits(&mut self, offset: u32, bits: u64) {
-        if bits == 0 {
-            return;
-        }
-        let word = (offset >> 6) as usize;
-        let shift = offset & 63;
-        self.0[word] |= bits << shift;
-        if shift != 0 && word + 1 < 4 {
-            self.0[word + 1] |= bits >> (64 - shift);
-        }
-    }
-
-    /// True if `a` is in the set.
-    #[inline]
-    #[must_use]
-    pub fn contains(&self, a: Action) -> bool {
-        (a as usize) < MAX_ACTIONS && self.0[(a >> 6) as usize] >> (a & 63) & 1 != 0
-    }
-
-    /// Number of actions.
-    #[inline]
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.0.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    /// True if there is no action.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.0 == [0; 4]
-    }
-
-    /// The `n`-th action in ascending order.
-    #[inline]
-    #[must_use]
-    pub fn nth(&self, mut n: usize) -> Option<Action> {
-        for (i, &w) in self.0.iter().enumerate() {
-            let c = w.count_ones() as usize;
-            if n < c {
-                return crate::card_set::select_bit(w, n).map(|b| (i as u32) * 64 + b);
-            }
-            n -= c;
-        }
-        None
-    }
-
-    /// A uniformly random member (`None` if empty).
-    #[inline]
-    pub fn choose<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
-        let n = self.len();
-        if n == 0 {
-            None
-        } else {
-            self.nth(rng.below(n as u64) as usize)
-        }
-    }
-
-    /// The mask as four 64-bit words: id `64 * i + b` is bit `b` of word `i`.
-    #[must_use]
-    pub const fn words(&self) -> [u64; 4] {
-        self.0
-    }
-
-    /// Iterates in ascending order.
-    #[must_use]
-    pub fn iter(&self) -> ActionIter {
-        ActionIter {
-            words: self.0,
-            word: 0,
-        }
-    }
-
-    /// The actions as a vector, ascending.
-    #[must_use]
-    pub fn to_vec(&self) -> Vec<Action> {
-        self.iter().collect()
-    }
-
-    /// Writes a 0/1 mask of length `out.len()`; ids beyond it are ignored.
-    pub fn write_mask<T: From<bool>>(&self, out: &mut [T]) {
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = T::from(self.contains(i as Action));
-        }
-    }
-}
-
-impl fmt::Debug for ActionSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
-    }
-}
-
-impl FromIterator<Action> for ActionSet {
-    fn from_iter<I: IntoIterator<Item = Action>>(iter: I) -> Self {
-        let mut s = ActionSet::EMPTY;
-        for a in iter {
-            s.insert(a);
-        }
-        s
-    }
-}
-
-/// Ascending iterator over an [`ActionSet`].
-#[derive(Clone, Debug)]
-pub struct ActionIter {
-    words: [u64; 4],
-    word: usize,
-}
-
-impl Iterator for ActionIter {
-    type Item = Action;
-    fn next(&mut self) -> Option<Action> {
-        while self.word < 4 {
-            let w = &mut self.words[self.word];
-            if *w != 0 {
-                let b = w.trailing_zeros();
-                *w &= *w - 1;
-                return Some(self.word as u32 * 64 + b);
-            }
-            self.word += 1;
-        }
-        None
-    }
 }
 
 /// One value per seat (returns, rewards), without allocation. Dereferences to a slice of
@@ -711,29 +558,5 @@ pub(crate) fn expect_turn<S: State>(state: &S, seat: usize) -> Result<(), Error>
         Player::Terminal => Err(Error::WrongNode(format!(
             "seat {seat} is not to act: the game is over"
         ))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn action_set_basics() {
-        let mut s = ActionSet::EMPTY;
-        for a in [0, 5, 63, 64, 130, 255] {
-            s.insert(a);
-        }
-        assert_eq!(s.to_vec(), vec![0, 5, 63, 64, 130, 255]);
-        assert_eq!(s.len(), 6);
-        assert_eq!(s.nth(3), Some(64));
-        assert_eq!(s.nth(6), None);
-        assert!(s.contains(130) && !s.contains(131) && !s.contains(1000));
-        let mut t = ActionSet::EMPTY;
-        t.insert_bits(60, 0b1011);
-        assert_eq!(t.to_vec(), vec![60, 61, 63]);
-        let mut mask = [false; 8];
-        s.write_mask(&mut mask);
-        assert_eq!(mask, [true, false, false, false, false, true, false, false]);
     }
 }

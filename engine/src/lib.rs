@@ -24,6 +24,7 @@
 //! [`game`] module first); [`AnyGame`] and [`AnyState`]
 //! wrap all registered games for callers that choose a game at run time.
 
+mod action_set;
 pub mod bots;
 mod card_set;
 mod cards;

@@ -6,6 +6,7 @@ pub trait Rng {
     fn next_u64(&mut self) -> u64;
 
     /// A uniform integer in `0..n` (`n > 0`), by Lemire's multiply-shift with rejection.
+    #[inline]
     fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         let mut m = u128::from(self.next_u64()) * u128::from(n);

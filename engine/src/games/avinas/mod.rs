@@ -82,6 +82,7 @@ mod play;
 pub use play::winning_position;
 mod resample;
 pub mod scoring;
+mod steps;
 mod view;
 
 use std::sync::Arc;
@@ -479,31 +480,27 @@ impl State for AvinasState {
         }
     }
 
+    #[inline(always)]
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    #[inline(always)]
+    fn is_chance_node(&self) -> bool {
+        matches!(self.phase, Phase::ChooseDealer | Phase::Deal)
+    }
+
+    /// Trick play but for the leads of tricks 1 and 2 (the opening lead, the face-down lead)
+    /// is inlined into the caller's loop, so the set stays in registers; the rest is out of
+    /// line.
+    #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
-        let mut set = ActionSet::EMPTY;
-        match self.phase {
-            Phase::ChooseDealer => set.insert_bits(0, 0b1111),
-            Phase::Deal => set.insert_bits(0, u64::from(self.undealt())),
-            Phase::Knock => {
-                set.insert(PASS);
-                set.insert(KNOCK);
-            }
-            Phase::Double => {
-                set.insert(PASS);
-                set.insert(DOUBLE);
-            }
-            Phase::Bid => {
-                set.insert_bits(BID_BASE, u64::from(self.legal_bids()));
-                set.insert(PASS);
-            }
-            Phase::Play => self.legal_plays(&mut set),
-            Phase::StopChoice => {
-                set.insert(CONTINUE);
-                set.insert(STOP);
-            }
-            Phase::Over => {}
+        if self.phase == Phase::Play && (self.trick_len != 0 || self.trick_no >= 2) {
+            let mut set = ActionSet::EMPTY;
+            set.insert_bits(0, u64::from(self.legal_cards()));
+            return set;
         }
-        set
+        self.other_legal_actions()
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
@@ -571,39 +568,20 @@ impl State for AvinasState {
         })
     }
 
+    /// Trick play is inlined into the caller's loop; the other phases are out of line.
+    #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
             self.check_action(action).is_ok(),
             "{:?}",
             self.check_action(action)
         );
-        match self.phase {
-            Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
-            Phase::Deal => self.deal_card(action as u8 & 31),
-            Phase::Knock | Phase::Double => {
-                self.push_log(action);
-                self.knock_decision(action);
-            }
-            Phase::Bid => {
-                self.push_log(action);
-                self.bid(action);
-            }
-            Phase::Play => {
-                self.push_log(action);
-                self.play_action(action);
-            }
-            Phase::StopChoice => {
-                self.push_log(action);
-                if action == STOP {
-                    self.stopped = true;
-                    self.finish_deal();
-                } else {
-                    self.phase = Phase::Play;
-                    self.to_act = self.leaders[usize::from(self.trick_no)];
-                }
-            }
-            Phase::Over => {}
+        if self.phase == Phase::Play {
+            self.push_log(action);
+            self.play_action(action);
+            return;
         }
+        self.apply_other(action);
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {

@@ -99,8 +99,8 @@ pub(super) fn trick_winner(trump: u8, trick: &[u8; 4]) -> usize {
 
 impl AvinasState {
     /// The card ids the seat to act may play face up now (not the bidding game's opening lead).
-    #[inline]
-    fn legal_cards(&self) -> u32 {
+    #[inline(always)]
+    pub(super) fn legal_cards(&self) -> u32 {
         let h = self.hands[usize::from(self.to_act)];
         if self.trick_len == 0 {
             if self.trick_no < 2 {
@@ -158,6 +158,7 @@ impl AvinasState {
     }
 
     /// Applies a play-phase action.
+    #[inline(always)]
     pub(super) fn play_action(&mut self, action: Action) {
         let (id, face_down) = if action < FACE_DOWN_BASE {
             (action as u8, false)
@@ -180,7 +181,7 @@ impl AvinasState {
         self.tmask = trump_mask(suit);
     }
 
-    #[inline]
+    #[inline(always)]
     fn play_card(&mut self, id: u8, face_down: bool) {
         let seat = usize::from(self.to_act);
         let bit = 1u32 << id;
@@ -211,6 +212,7 @@ impl AvinasState {
         }
     }
 
+    #[inline(never)]
     fn complete_trick(&mut self) {
         let t = usize::from(self.trick_no);
         debug_assert_eq!(

@@ -271,6 +271,8 @@ pub struct JassState {
     led: Suit,
     win_pos: u8,
     win_str: u8,
+    /// Card points of the current trick so far.
+    trick_points: u32,
     played_by: [CardSet; 4],
     /// Card points taken per team.
     card_points: [u32; 2],
@@ -323,6 +325,7 @@ impl JassState {
             led: Suit::Clubs,
             win_pos: 0,
             win_str: 0,
+            trick_points: 0,
             played_by: [CardSet::EMPTY; 4],
             card_points: [0; 2],
             tricks_won: [0; 2],
@@ -464,6 +467,40 @@ impl JassState {
             self.log_len += 1;
         }
     }
+    /// The legal actions outside [`State::legal_actions`]'s inlined case.
+    #[inline(never)]
+    fn other_legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        match self.phase {
+            Phase::Deal => insert_cards(&mut set, self.undealt()),
+            Phase::ChooseMode => self.mode_actions(&mut set),
+            Phase::Play => self.play_actions(&mut set),
+            Phase::Over => {}
+        }
+        set
+    }
+
+    /// [`State::apply_unchecked`] outside trick play.
+    #[inline(never)]
+    fn apply_other(&mut self, action: Action) {
+        match self.phase {
+            Phase::Deal => {
+                if let Some(card) = action_card(action) {
+                    self.deal_card(card);
+                }
+            }
+            Phase::ChooseMode => {
+                self.push_log(action);
+                self.apply_mode_action(action);
+            }
+            Phase::Play => {
+                self.push_log(action);
+                self.apply_play_action(action);
+            }
+            Phase::Over => {}
+        }
+    }
+
     /// Why `action` is not legal now (assumes it is not).
     fn illegal_reason(&self, action: Action) -> String {
         match self.phase {
@@ -491,15 +528,26 @@ impl State for JassState {
         }
     }
 
+    #[inline(always)]
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    #[inline(always)]
+    fn is_chance_node(&self) -> bool {
+        self.phase == Phase::Deal
+    }
+
+    /// Trick play after the first trick (no Wys to offer) is inlined into the caller's loop,
+    /// so the set stays in registers; everything else is out of line.
+    #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
-        let mut set = ActionSet::EMPTY;
-        match self.phase {
-            Phase::Deal => insert_cards(&mut set, self.undealt()),
-            Phase::ChooseMode => self.mode_actions(&mut set),
-            Phase::Play => self.play_actions(&mut set),
-            Phase::Over => {}
+        if self.phase == Phase::Play && self.trick_no != 0 {
+            let mut set = ActionSet::EMPTY;
+            set.insert_bits(0, self.legal_cards());
+            return set;
         }
-        set
+        self.other_legal_actions()
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
@@ -547,27 +595,19 @@ impl State for JassState {
         })
     }
 
+    /// Trick play is inlined into the caller's loop (its rare steps are out of line).
+    #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
             self.check_action(action).is_ok(),
             "{:?}",
             self.check_action(action)
         );
-        match self.phase {
-            Phase::Deal => {
-                if let Some(card) = action_card(action) {
-                    self.deal_card(card);
-                }
-            }
-            Phase::ChooseMode => {
-                self.push_log(action);
-                self.apply_mode_action(action);
-            }
-            Phase::Play => {
-                self.push_log(action);
-                self.apply_play_action(action);
-            }
-            Phase::Over => {}
+        if self.phase == Phase::Play {
+            self.push_log(action);
+            self.apply_play_action(action);
+        } else {
+            self.apply_other(action);
         }
     }
 

@@ -81,6 +81,65 @@ pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u3
         .sum()
 }
 
+/// Index of `mode` in the per-mode tables: the trump suit's lane `0..4`, Obenabe 4,
+/// Undenufe 5 (6 with `undenufe_six_is_eleven` for points).
+#[inline(always)]
+fn mode_index(mode: Mode) -> usize {
+    match mode {
+        Mode::Trump(t) => t as usize & 3,
+        Mode::Obenabe => 4,
+        Mode::Undenufe => 5,
+    }
+}
+
+/// Per mode index and card action id: the card's [`strength`] when it counts (a trump, or a
+/// card of the suit led).
+static ACTION_STRENGTH: [[u8; 36]; 6] = {
+    let mut t = [[0u8; 36]; 6];
+    let mut m = 0;
+    while m < 6 {
+        let mut a = 0;
+        while a < 36 {
+            let r = a % 9 + 4;
+            t[m][a] = if m < 4 && a / 9 == m {
+                32 + TRUMP_STRENGTH[r]
+            } else if m == 5 {
+                20 - r as u8
+            } else {
+                1 + r as u8
+            };
+            a += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Per mode index (6: Undenufe with the 6 worth 11) and card action id: the card's points
+/// (as [`card_points`]).
+static ACTION_POINTS: [[u8; 36]; 7] = {
+    let mut t = [[0u8; 36]; 7];
+    let mut m = 0;
+    while m < 7 {
+        let mut a = 0;
+        while a < 36 {
+            let r = a % 9 + 4;
+            t[m][a] = if m < 4 && a / 9 == m {
+                TRUMP_POINTS[r]
+            } else if m < 4 {
+                PLAIN_POINTS[r]
+            } else if m == 6 {
+                SIX_ELEVEN_POINTS[r]
+            } else {
+                SLALOM_POINTS[r]
+            };
+            a += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// Strength of `card` in a trick led with suit `led` (higher wins; 0 cannot win).
 #[must_use]
 pub(crate) fn strength(mode: Mode, led: Suit, card: Card) -> u8 {
@@ -167,7 +226,7 @@ impl JassState {
     }
 
     /// A card laid or a Wys item declared.
-    #[inline]
+    #[inline(always)]
     pub(super) fn apply_play_action(&mut self, action: Action) {
         if let Some(card) = action_card(action) {
             self.play_card(action, card);
@@ -177,30 +236,54 @@ impl JassState {
     }
 
     /// Lays a card. The common path (not the end of a trick, no Wys commit, no Stöck) is kept
-    /// small; the rare paths are out of line.
-    #[inline]
+    /// small and branch-free where random play is unpredictable (strength and points come
+    /// from per-mode tables by action id); the rare paths are out of line.
+    #[inline(always)]
     fn play_card(&mut self, action: Action, card: Card) {
-        let seat = usize::from(self.to_act);
+        const LANE: u64 = 0x1FF;
+        let seat = usize::from(self.to_act) & 3;
         let Some(mode) = self.mode else { return };
         if self.trick_no == 0 && !self.committed[seat] {
             self.commit_wys(seat);
         }
+        let a = action as usize % 36;
+        let bit = 1u64 << a;
         self.hands[seat].remove(card);
-        self.packed[seat] &= !(1 << action);
+        self.packed[seat] &= !bit;
         self.played_by[seat].insert(card);
         let pos = self.trick_len;
         self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
+        let m = mode_index(mode);
+        let table = if m == 5 && self.game.undenufe_six_is_eleven {
+            6
+        } else {
+            m
+        };
+        let points = u32::from(ACTION_POINTS[table][a]);
+        let card_str = ACTION_STRENGTH[m][a];
         if pos == 0 {
             self.led = card.suit();
             self.win_pos = 0;
-            self.win_str = strength(mode, self.led, card);
+            self.win_str = card_str;
+            self.trick_points = points;
         } else {
-            // Branch-free: who is winning a trick is unpredictable in random play.
-            let strength = strength(mode, self.led, card);
-            let better = strength > self.win_str;
+            // Branch-free: who is winning a trick is unpredictable in random play. A card
+            // counts if it is a trump or of the suit led.
+            let trumps = if m < 4 { LANE << (9 * m) } else { 0 };
+            let counting = trumps | LANE << (9 * self.led as u64);
+            let card_str = if counting & bit != 0 { card_str } else { 0 };
+            let better = card_str > self.win_str;
             self.win_pos = if better { pos } else { self.win_pos };
-            self.win_str = self.win_str.max(strength);
+            self.win_str = self.win_str.max(card_str);
+            self.trick_points += points;
         }
+        debug_assert_eq!(self.win_str, {
+            let t = &self.tricks[usize::from(self.trick_no)][..=usize::from(pos)];
+            t.iter()
+                .map(|&c| strength(mode, self.led, c))
+                .max()
+                .unwrap_or(0)
+        });
         if self.stoeck_open[seat] != 0 {
             self.check_stoeck(seat, card);
         }
@@ -227,7 +310,8 @@ impl JassState {
         if t == 0 {
             self.resolve_wys();
         }
-        let pts = trick_points(&self.game, mode, &self.tricks[t]);
+        let pts = self.trick_points;
+        debug_assert_eq!(pts, trick_points(&self.game, mode, &self.tricks[t]));
         self.card_points[team] += pts;
         self.tricks_won[team] += 1;
         self.credit(team, pts);
@@ -244,7 +328,8 @@ impl JassState {
     /// Legal card actions of the seat to act (§7.1, §7.2) as an action-id word, from the
     /// packed hand and the incrementally kept trick state. Lanes are 9 bits wide (ranks 6..A).
     /// Debug builds check it against the reference function [`legal_cards`].
-    fn legal_cards(&self) -> u64 {
+    #[inline(always)]
+    pub(super) fn legal_cards(&self) -> u64 {
         const LANE: u64 = 0x1FF;
         let hand = self.packed[usize::from(self.to_act)];
         let Some(mode) = self.mode else { return 0 };

@@ -274,14 +274,17 @@ fn quartets(game: &JassGame, hand: CardSet) -> u16 {
 /// Calls `f` for every maximal run of ≥ 3 cards in `cards`.
 fn for_each_run(cards: CardSet, mut f: impl FnMut(WysItem)) {
     for suit in Suit::ALL {
-        let mut x = cards.suit_bits(suit);
-        while x != 0 {
-            let low = x.trailing_zeros() as u8;
+        let x = cards.suit_bits(suit);
+        // Bit i of `three`: cards i, i+1 and i+2 are held. A maximal run of >= 3 cards starts
+        // at each bit of `three` whose lower neighbour is not in `three`, so only runs are
+        // visited (not every stretch of the lane).
+        let three = x & x >> 1 & x >> 2;
+        let mut starts = three & !(three << 1);
+        while starts != 0 {
+            let low = starts.trailing_zeros() as u8;
             let len = (x >> low).trailing_ones() as u8;
-            if len >= 3 {
-                f(WysItem::run(suit, low, len));
-            }
-            x &= !(((1u16 << len) - 1) << low);
+            f(WysItem::run(suit, low, len));
+            starts &= starts - 1;
         }
     }
 }

@@ -35,6 +35,7 @@ impl KlaberjassState {
             dealt: 0,
             undealt: play::PACK,
             hands: [CardSet::EMPTY; 2],
+            packed: [0; 2],
             dealt_hands: [CardSet::EMPTY; 2],
             turn_up: None,
             first_turn_up: None,
@@ -89,6 +90,7 @@ impl KlaberjassState {
         match self.target(self.dealt) {
             Target::Seat(s) => {
                 self.hands[s].insert(card);
+                self.packed[s] |= 1 << card_action(card);
                 self.dealt_hands[s].insert(card);
             }
             Target::TurnUp => {
@@ -156,6 +158,8 @@ impl KlaberjassState {
         let (e, d) = (CardSet::from_bits(e), CardSet::from_bits(d));
         self.hands[elder] |= e;
         self.hands[dealer] |= d;
+        self.packed[elder] = pack_cards(self.hands[elder]);
+        self.packed[dealer] = pack_cards(self.hands[dealer]);
         self.dealt_hands[elder] |= e;
         self.dealt_hands[dealer] |= d;
         let last_card = action_card(Action::from(last));
@@ -235,6 +239,7 @@ impl KlaberjassState {
             if let (Some(seven), Some(up)) = (self.trump_seven(), self.turn_up) {
                 self.hands[seat].remove(seven);
                 self.hands[seat].insert(up);
+                self.packed[seat] = pack_cards(self.hands[seat]);
                 self.turn_up = Some(seven);
                 let window = if self.phase == Phase::Exchange1 { 1 } else { 2 };
                 self.exchanged = Some((self.to_act, window));

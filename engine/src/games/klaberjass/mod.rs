@@ -176,6 +176,9 @@ pub struct KlaberjassState {
     dealt: u8,
     undealt: CardSet,
     hands: [CardSet; 2],
+    /// The same hands as card-action-id words (bit `a` = card action `a`), kept in step with
+    /// `hands`: legal cards are computed in this form.
+    packed: [u64; 2],
     /// The cards each seat was dealt.
     dealt_hands: [CardSet; 2],
     /// The face-up card beside the stock: the turn-up, or the trump 7 after an exchange.
@@ -369,6 +372,89 @@ impl KlaberjassState {
         }
     }
 
+    /// [`State::legal_actions`] outside trick play.
+    #[inline(never)]
+    fn other_legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        match self.phase {
+            Phase::Cut => set.insert_bits(0, 0b11),
+            Phase::Deal | Phase::SecondDeal => set.insert_bits(0, pack_cards(self.undealt)),
+            Phase::BidTurnUp => {
+                set.insert(PASS);
+                set.insert(TAKE);
+            }
+            Phase::BidOtherSuit => {
+                set.insert(PASS);
+                let up = self.turn_up.map_or(4, |c| c.suit_index() as u32);
+                set.insert_bits(NAME_BASE, 0b1111 & !(1 << up));
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                set.insert(if self.phase == Phase::Exchange1 {
+                    WAIT
+                } else {
+                    KEEP
+                });
+                if self.exchanged.is_none()
+                    && self
+                        .trump_seven()
+                        .is_some_and(|c| self.hands[usize::from(self.to_act)].contains(c))
+                {
+                    set.insert(EXCHANGE);
+                }
+            }
+            Phase::Announce => {
+                set.insert(ANNOUNCE);
+                set.insert_bits(
+                    DECLARE_BASE,
+                    u64::from(self.declarable(usize::from(self.to_act))),
+                );
+            }
+            Phase::Play => set.insert_bits(0, self.legal_cards()),
+            Phase::Over => {}
+        }
+        set
+    }
+
+    /// [`State::apply_unchecked`] outside trick play.
+    #[inline(never)]
+    fn apply_other(&mut self, action: Action) {
+        match self.phase {
+            Phase::Cut => {
+                self.push_log(action);
+                self.dealer = (action & 1) as u8;
+                self.phase = Phase::Deal;
+            }
+            Phase::Deal | Phase::SecondDeal => {
+                if let Some(card) = action_card(action) {
+                    self.draw(card);
+                }
+            }
+            Phase::BidTurnUp | Phase::BidOtherSuit => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                self.push_log(action);
+                self.window_action(action);
+            }
+            Phase::Announce => {
+                self.push_log(action);
+                if action == ANNOUNCE {
+                    self.announce();
+                } else {
+                    self.items[usize::from(self.to_act)] |= 1 << (action - DECLARE_BASE);
+                }
+            }
+            Phase::Play => {
+                self.push_log(action);
+                if let Some(card) = action_card(action) {
+                    self.play_card(action, card);
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+
     /// Why `action` is not legal now (assumes it is not).
     fn illegal_reason(&self, action: Action) -> String {
         match self.phase {
@@ -409,49 +495,26 @@ impl State for KlaberjassState {
         }
     }
 
+    #[inline(always)]
+    fn is_terminal(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    #[inline(always)]
+    fn is_chance_node(&self) -> bool {
+        matches!(self.phase, Phase::Cut | Phase::Deal | Phase::SecondDeal)
+    }
+
+    /// Trick play is inlined into the caller's loop, so the set stays in registers; the other
+    /// phases are out of line.
+    #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
-        let mut set = ActionSet::EMPTY;
         if self.phase == Phase::Play {
+            let mut set = ActionSet::EMPTY;
             set.insert_bits(0, self.legal_cards());
             return set;
         }
-        match self.phase {
-            Phase::Cut => set.insert_bits(0, 0b11),
-            Phase::Deal | Phase::SecondDeal => set.insert_bits(0, pack_cards(self.undealt)),
-            Phase::BidTurnUp => {
-                set.insert(PASS);
-                set.insert(TAKE);
-            }
-            Phase::BidOtherSuit => {
-                set.insert(PASS);
-                let up = self.turn_up.map_or(4, |c| c.suit_index() as u32);
-                set.insert_bits(NAME_BASE, 0b1111 & !(1 << up));
-            }
-            Phase::Exchange1 | Phase::Exchange2 => {
-                set.insert(if self.phase == Phase::Exchange1 {
-                    WAIT
-                } else {
-                    KEEP
-                });
-                if self.exchanged.is_none()
-                    && self
-                        .trump_seven()
-                        .is_some_and(|c| self.hands[usize::from(self.to_act)].contains(c))
-                {
-                    set.insert(EXCHANGE);
-                }
-            }
-            Phase::Announce => {
-                set.insert(ANNOUNCE);
-                set.insert_bits(
-                    DECLARE_BASE,
-                    u64::from(self.declarable(usize::from(self.to_act))),
-                );
-            }
-            Phase::Play => set.insert_bits(0, self.legal_cards()),
-            Phase::Over => {}
-        }
-        set
+        self.other_legal_actions()
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
@@ -516,6 +579,8 @@ impl State for KlaberjassState {
         })
     }
 
+    /// Trick play is inlined into the caller's loop; the other phases are out of line.
+    #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
             self.check_action(action).is_ok(),
@@ -525,45 +590,11 @@ impl State for KlaberjassState {
         if self.phase == Phase::Play {
             self.push_log(action);
             if let Some(card) = action_card(action) {
-                self.play_card(card);
+                self.play_card(action, card);
             }
             return;
         }
-        match self.phase {
-            Phase::Cut => {
-                self.push_log(action);
-                self.dealer = (action & 1) as u8;
-                self.phase = Phase::Deal;
-            }
-            Phase::Deal | Phase::SecondDeal => {
-                if let Some(card) = action_card(action) {
-                    self.draw(card);
-                }
-            }
-            Phase::BidTurnUp | Phase::BidOtherSuit => {
-                self.push_log(action);
-                self.bid(action);
-            }
-            Phase::Exchange1 | Phase::Exchange2 => {
-                self.push_log(action);
-                self.window_action(action);
-            }
-            Phase::Announce => {
-                self.push_log(action);
-                if action == ANNOUNCE {
-                    self.announce();
-                } else {
-                    self.items[usize::from(self.to_act)] |= 1 << (action - DECLARE_BASE);
-                }
-            }
-            Phase::Play => {
-                self.push_log(action);
-                if let Some(card) = action_card(action) {
-                    self.play_card(card);
-                }
-            }
-            Phase::Over => {}
-        }
+        self.apply_other(action);
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {

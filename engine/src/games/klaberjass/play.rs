@@ -16,13 +16,24 @@ pub const fn card_action(card: Card) -> Action {
 
 /// The card of a card action id (`0..32`).
 #[must_use]
+#[inline]
 pub fn action_card(action: Action) -> Option<Card> {
-    if action < 32 {
-        Card::from_u8((action / 8 * 16 + action % 8 + 5) as u8)
-    } else {
-        None
-    }
+    CARD_OF_ACTION.get(action as usize).copied()
 }
+
+/// The card of each card action id.
+const CARD_OF_ACTION: [Card; 32] = {
+    let mut t = [Card::new(Rank::Seven, Suit::Clubs); 32];
+    let mut a = 0;
+    while a < 32 {
+        t[a] = match Card::from_u8((a / 8 * 16 + a % 8 + 5) as u8) {
+            Some(c) => c,
+            None => panic!("a card of the 32-card pack"),
+        };
+        a += 1;
+    }
+    t
+};
 
 /// Card points of `cards` with `trump` as the trump suit (§3.3).
 #[must_use]
@@ -86,6 +97,47 @@ pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
 pub(crate) const TRUMP_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 14, 10, 20, 3, 4, 11, 0, 0, 0];
 /// Points of a non-trump suit: A 11, 10 10, K 4, Q 3, J 2.
 pub(crate) const PLAIN_POINTS: [u8; 16] = [0, 0, 0, 0, 0, 0, 0, 0, 10, 2, 3, 4, 11, 0, 0, 0];
+
+/// Per trump lane and card action id: the card's strength when it counts (16 + trump order
+/// for a trump, the plain order for a card of the suit led; see [`strength`]).
+static ACTION_STRENGTH: [[u8; 32]; 4] = {
+    let mut t = [[0u8; 32]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut a = 0;
+        while a < 32 {
+            let r = a % 8 + 5;
+            t[trump][a] = if a / 8 == trump {
+                16 + TRUMP_STRENGTH[r]
+            } else {
+                PLAIN_STRENGTH[r]
+            };
+            a += 1;
+        }
+        trump += 1;
+    }
+    t
+};
+
+/// Per trump lane and card action id: the card's points (see [`card_points`]).
+static ACTION_POINTS: [[u8; 32]; 4] = {
+    let mut t = [[0u8; 32]; 4];
+    let mut trump = 0;
+    while trump < 4 {
+        let mut a = 0;
+        while a < 32 {
+            let r = a % 8 + 5;
+            t[trump][a] = if a / 8 == trump {
+                TRUMP_POINTS[r]
+            } else {
+                PLAIN_POINTS[r]
+            };
+            a += 1;
+        }
+        trump += 1;
+    }
+    t
+};
 
 /// Card points of `card` with `trump` (§3.3).
 #[inline]
@@ -194,11 +246,15 @@ impl KlaberjassState {
         }
     }
 
-    #[inline]
-    pub(super) fn play_card(&mut self, card: Card) {
-        let seat = usize::from(self.to_act);
+    /// Lays `card` (card action `action`). The trick's winner and points come from per-trump
+    /// tables by action id, without branches on the suits (unpredictable in random play).
+    #[inline(always)]
+    pub(super) fn play_card(&mut self, action: Action, card: Card) {
+        let seat = usize::from(self.to_act) & 1;
         let trump = self.trump.unwrap_or(Suit::Clubs);
+        let a = action as usize & 31;
         self.hands[seat].remove(card);
+        self.packed[seat] &= !(1 << a);
         self.played_by[seat].insert(card);
         let t = usize::from(self.trick_no);
         if self.bella_open[seat] && card.suit_index() == trump as usize {
@@ -212,13 +268,18 @@ impl KlaberjassState {
         }
         self.tricks[t][1] = card;
         let lead = self.tricks[t][0];
-        let winner = if second_wins(trump, lead, card) {
-            seat
-        } else {
-            1 - seat
-        };
+        let l = card_action(lead) as usize & 31;
+        let tl = trump as usize & 3;
+        // The reply counts if it is a trump or of the suit led; the lead always counts.
+        let counts = a / 8 == tl || a / 8 == l / 8;
+        let reply_str = if counts { ACTION_STRENGTH[tl][a] } else { 0 };
+        let wins = reply_str > ACTION_STRENGTH[tl][l];
+        debug_assert_eq!(wins, second_wins(trump, lead, card));
+        let winner = if wins { seat } else { 1 - seat };
         self.winners[t] = winner as u8;
-        self.card_points[winner] += card_points(trump, lead) + card_points(trump, card);
+        let points = u32::from(ACTION_POINTS[tl][a]) + u32::from(ACTION_POINTS[tl][l]);
+        debug_assert_eq!(points, card_points(trump, lead) + card_points(trump, card));
+        self.card_points[winner] += points;
         self.tricks_won[winner] += 1;
         self.trick_no += 1;
         self.trick_len = 0;
@@ -246,20 +307,49 @@ impl KlaberjassState {
         }
     }
 
-    /// Legal card actions as a card-id word.
-    #[inline]
+    /// Legal card actions as a card-id word, from the packed hand (8-bit lanes, ranks 7..A).
+    /// Debug builds check it against the reference function [`legal_cards`].
+    #[inline(always)]
     pub(super) fn legal_cards(&self) -> u64 {
-        let trump = self.trump.unwrap_or(Suit::Clubs);
-        let lead = if self.trick_len == 1 {
-            Some(self.tricks[usize::from(self.trick_no)][0])
+        const LANE: u64 = 0xFF;
+        let hand = self.packed[usize::from(self.to_act) & 1];
+        let legal = if self.trick_len == 1 {
+            let t = self.trump.map_or(0, |s| s as u64);
+            let lead = self.tricks[usize::from(self.trick_no)][0];
+            let trumps = hand & LANE << (8 * t);
+            if lead.suit_index() as u64 == t {
+                // Overtrump if possible, else any trump, else any card.
+                let higher = (u64::from(HIGHER_TRUMPS[lead.rank_index()]) >> 5) << (8 * t) & trumps;
+                if higher != 0 {
+                    higher
+                } else if trumps != 0 {
+                    trumps
+                } else {
+                    hand
+                }
+            } else {
+                let follow = hand & LANE << (8 * lead.suit_index() as u64);
+                if follow != 0 {
+                    follow
+                } else if trumps != 0 {
+                    trumps
+                } else {
+                    hand
+                }
+            }
         } else {
-            None
+            hand
         };
-        pack_cards(legal_cards(
-            trump,
-            self.hands[usize::from(self.to_act)],
-            lead,
-        ))
+        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
+        debug_assert_eq!(legal, {
+            let lead = (self.trick_len == 1).then(|| self.tricks[usize::from(self.trick_no)][0]);
+            pack_cards(legal_cards(
+                self.trump.unwrap_or(Suit::Clubs),
+                self.hands[usize::from(self.to_act)],
+                lead,
+            ))
+        });
+        legal
     }
 
     /// Why a card is not legal now (assumes it is not).

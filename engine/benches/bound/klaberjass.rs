@@ -1,0 +1,149 @@
+//! The bound of a random Klaberjass deal: the least work a bitmask implementation does for
+//! one, with the engine's default options (`first_dealer = random`, last trick 10, the maker
+//! scoring of §11 with `maker_tie_rule = opponent_scores_own`).
+//!
+//! **Included**, as the engine must do them: the cut for the dealer, the 18 cards of the two
+//! hands drawn from the 32 with the engine's generator in the engine's way (5 random bits per
+//! card, redrawn when taken), trump and maker drawn at random (the bidding reduced to one
+//! draw), Bella, then 18 cards, each a uniform random legal card (follow suit, else trump;
+//! to a trump lead a higher trump if possible, else any trump), the trick winner, card points,
+//! the last-trick bonus and the maker's §11 comparison.
+//!
+//! **Left out**, engine work that the bound does not count: the turn-up and bottom cards, the
+//! bidding rounds (and the 1 in 64 deals that all four passes annul), the Dix exchange
+//! windows, sequence declarations and the announcement protocol, the per-deal action log and
+//! history, the dealt-hands and played-cards records, the per-trick records kept for views,
+//! and the `Game`/`State` interface (phases, action-id sets of 256 bits, checks).
+
+use cardhouse::Rng;
+
+use super::bitmask::pick;
+
+const LANE: u64 = 0xFF;
+
+/// Strengths by rank index in a lane (7 8 9 10 J Q K A): trump order J 9 A 10 K Q 8 7, plain
+/// order A 10 K Q J 9 8 7.
+const TRUMP_ORDER: [u8; 8] = [1, 2, 7, 5, 8, 3, 4, 6];
+const PLAIN_ORDER: [u8; 8] = [1, 2, 3, 7, 4, 5, 6, 8];
+/// Points by rank index: J 20, 9 14, A 11, 10 10, K 4, Q 3 of trumps; A 11, 10 10, K 4, Q 3,
+/// J 2 of other suits.
+const TRUMP_POINTS: [u8; 8] = [0, 0, 14, 10, 20, 3, 4, 11];
+const PLAIN_POINTS: [u8; 8] = [0, 0, 0, 10, 2, 3, 4, 11];
+
+/// For each trump rank index, the lane bits of the trumps that beat it.
+const HIGHER: [u64; 8] = {
+    let mut t = [0u64; 8];
+    let mut r = 0;
+    while r < 8 {
+        let mut o = 0;
+        while o < 8 {
+            if TRUMP_ORDER[o] > TRUMP_ORDER[r] {
+                t[r] |= 1 << o;
+            }
+            o += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// 18 distinct card ids `0..32`, 5 random bits each, a taken id drawn again.
+#[inline]
+fn draw_hands<R: Rng>(rng: &mut R) -> [u64; 2] {
+    let mut taken = 0u32;
+    let mut hands = [0u64; 2];
+    let (mut word, mut bits) = (0u64, 0);
+    for k in 0..18 {
+        loop {
+            if bits < 5 {
+                word = rng.next_u64();
+                bits = 64;
+            }
+            let id = (word & 31) as u32;
+            word >>= 5;
+            bits -= 5;
+            if taken >> id & 1 == 0 {
+                taken |= 1 << id;
+                hands[k & 1] |= 1 << id;
+                break;
+            }
+        }
+    }
+    hands
+}
+
+/// One random deal; returns the points each seat adds (§11).
+#[inline(never)]
+pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
+    let dealer = rng.below(2) as usize;
+    let mut hands = draw_hands(rng);
+    let tm = rng.below(8) as usize;
+    let (trump, maker) = (tm & 3, tm >> 2);
+    let trumps_lane = LANE << (8 * trump);
+    let mut totals = [0u32; 2];
+    let kq = 0b110_0000u64 << (8 * trump);
+    for (seat, &h) in hands.iter().enumerate() {
+        if h & kq == kq {
+            totals[seat] += 20;
+        }
+    }
+    let strength = |id: usize, led: u64| -> u8 {
+        let bit = 1u64 << id;
+        if bit & trumps_lane != 0 {
+            16 + TRUMP_ORDER[id & 7]
+        } else if bit & led != 0 {
+            PLAIN_ORDER[id & 7]
+        } else {
+            0
+        }
+    };
+    let points = |id: usize| -> u32 {
+        u32::from(if id >> 3 == trump {
+            TRUMP_POINTS[id & 7]
+        } else {
+            PLAIN_POINTS[id & 7]
+        })
+    };
+    let mut leader = 1 - dealer;
+    for _ in 0..9 {
+        let lead = pick(hands[leader], rng) as usize;
+        hands[leader] &= !(1 << lead);
+        let other = 1 - leader;
+        let h = hands[other];
+        let trumps = h & trumps_lane;
+        let led = LANE << (lead & !7);
+        let legal = if led == trumps_lane {
+            let higher = HIGHER[lead & 7] << (8 * trump) & trumps;
+            if higher != 0 {
+                higher
+            } else if trumps != 0 {
+                trumps
+            } else {
+                h
+            }
+        } else if h & led != 0 {
+            h & led
+        } else if trumps != 0 {
+            trumps
+        } else {
+            h
+        };
+        let reply = pick(legal, rng) as usize;
+        hands[other] &= !(1 << reply);
+        if strength(reply, led) > strength(lead, led) {
+            leader = other;
+        }
+        totals[leader] += points(lead) + points(reply);
+    }
+    totals[leader] += 10;
+    let (tmk, top) = (totals[maker], totals[1 - maker]);
+    let mut added = [0u32; 2];
+    if tmk > top {
+        added = totals;
+    } else if tmk == top {
+        added[1 - maker] = top;
+    } else {
+        added[1 - maker] = tmk + top;
+    }
+    added
+}

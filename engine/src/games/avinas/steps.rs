@@ -1,0 +1,70 @@
+//! The steps outside trick play: [`crate::State::legal_actions`] and
+//! [`crate::State::apply_unchecked`] of the chance nodes, the auction, the knock and double,
+//! the early-stop choice and the leads of tricks 1 and 2, kept out of line so that the
+//! trick-play path inlines into playout loops.
+
+use super::{AvinasState, BID_BASE, CONTINUE, DOUBLE, KNOCK, PASS, Phase, STOP};
+use crate::{Action, ActionSet};
+
+impl AvinasState {
+    /// [`crate::State::legal_actions`] outside its inlined case.
+    #[inline(never)]
+    pub(super) fn other_legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
+        match self.phase {
+            Phase::ChooseDealer => set.insert_bits(0, 0b1111),
+            Phase::Deal => set.insert_bits(0, u64::from(self.undealt())),
+            Phase::Knock => {
+                set.insert(PASS);
+                set.insert(KNOCK);
+            }
+            Phase::Double => {
+                set.insert(PASS);
+                set.insert(DOUBLE);
+            }
+            Phase::Bid => {
+                set.insert_bits(BID_BASE, u64::from(self.legal_bids()));
+                set.insert(PASS);
+            }
+            Phase::Play => self.legal_plays(&mut set),
+            Phase::StopChoice => {
+                set.insert(CONTINUE);
+                set.insert(STOP);
+            }
+            Phase::Over => {}
+        }
+        set
+    }
+
+    /// [`crate::State::apply_unchecked`] outside trick play.
+    #[inline(never)]
+    pub(super) fn apply_other(&mut self, action: Action) {
+        match self.phase {
+            Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
+            Phase::Deal => self.deal_card(action as u8 & 31),
+            Phase::Knock | Phase::Double => {
+                self.push_log(action);
+                self.knock_decision(action);
+            }
+            Phase::Bid => {
+                self.push_log(action);
+                self.bid(action);
+            }
+            Phase::Play => {
+                self.push_log(action);
+                self.play_action(action);
+            }
+            Phase::StopChoice => {
+                self.push_log(action);
+                if action == STOP {
+                    self.stopped = true;
+                    self.finish_deal();
+                } else {
+                    self.phase = Phase::Play;
+                    self.to_act = self.leaders[usize::from(self.trick_no)];
+                }
+            }
+            Phase::Over => {}
+        }
+    }
+}
