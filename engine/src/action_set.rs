@@ -193,12 +193,42 @@ impl Iterator for ActionIter {
         }
         None
     }
+
+    /// Exact: the actions left (so that a collector, e.g. a Python list, is sized once).
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len();
+        (n, Some(n))
+    }
 }
+
+impl ExactSizeIterator for ActionIter {
+    fn len(&self) -> usize {
+        // Words before `word` are empty: each is cleared before the iterator moves past it.
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+impl std::iter::FusedIterator for ActionIter {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::SeededRng;
+
+    #[test]
+    fn the_iterator_knows_how_many_actions_are_left() {
+        let mut s = ActionSet::EMPTY;
+        for a in [0, 5, 63, 64, 130, 255] {
+            s.insert(a);
+        }
+        let mut it = s.iter();
+        for left in (0..=6).rev() {
+            assert_eq!(it.len(), left);
+            assert_eq!(it.size_hint(), (left, Some(left)));
+            assert_eq!(it.next().is_some(), left > 0);
+        }
+        assert_eq!(it.next(), None);
+    }
 
     #[test]
     fn action_set_basics() {
