@@ -165,21 +165,11 @@ fn ratio() {
 }
 
 fn bound_deals(c: &mut Criterion) {
-    let mut group = c.benchmark_group("jass");
-    group.throughput(Throughput::Elements(1));
-    let mut rng = SeededRng::new(7);
-    group.bench_function("bound_random_deal", |b| {
-        b.iter(|| black_box(bound::random_deal(&mut rng)))
-    });
-    group.finish();
+    interleave::bench_bound(c, "jass", bound::random_deal);
 }
 
 criterion_group!(benches, deals, bound_deals, calls);
 
 fn main() {
-    if interleave::wanted() {
-        ratio();
-    }
-    benches();
-    Criterion::default().configure_from_args().final_summary();
+    interleave::main(ratio, benches);
 }

@@ -150,13 +150,14 @@ pub(crate) fn select_bit(bits: u64, n: usize) -> Option<u32> {
     Some(select_in_word(bits, n as u32))
 }
 
-/// Index of the `n`-th set bit of `w` (`n < w.count_ones()`), without data-dependent
+/// Index of the `n`-th set bit of `w` (`n < w.count_ones()`; otherwise the result is
+/// meaningless or the call panics), without data-dependent
 /// branches (random play picks `n` at random, so a loop or a branchy search would mispredict
 /// on every call): S. Vigna's broadword select — byte prefix counts by multiplication, the
 /// byte found by comparing all eight at once, the bit inside it from a table.
 #[must_use]
 #[inline]
-pub(crate) fn select_in_word(w: u64, n: u32) -> u32 {
+pub fn select_in_word(w: u64, n: u32) -> u32 {
     const L8: u64 = 0x0101_0101_0101_0101;
     const H8: u64 = 0x8080_8080_8080_8080;
     let mut s = w - ((w & 0xAAAA_AAAA_AAAA_AAAA) >> 1);

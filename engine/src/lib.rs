@@ -36,7 +36,7 @@ mod options;
 mod registry;
 mod rng;
 
-pub use card_set::{CardSet, Pack};
+pub use card_set::{CardSet, Pack, select_in_word};
 pub use cards::{Card, Rank, Suit};
 pub use error::Error;
 pub use game::{

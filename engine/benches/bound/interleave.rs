@@ -10,6 +10,29 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use cardhouse::SeededRng;
+use criterion::{Criterion, Throughput};
+
+/// A bench's `main`: the ratio first (when [`wanted`]), then the criterion `benches`.
+pub fn main(ratio: impl FnOnce(), benches: impl FnOnce()) {
+    if wanted() {
+        ratio();
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+/// Criterion's `<game>/bound_random_deal`: one deal of the bound per iteration.
+pub fn bench_bound<T>(c: &mut Criterion, game: &str, mut deal: impl FnMut(&mut SeededRng) -> T) {
+    let mut group = c.benchmark_group(game);
+    group.throughput(Throughput::Elements(1));
+    let mut rng = SeededRng::new(7);
+    group.bench_function("bound_random_deal", |b| {
+        b.iter(|| black_box(deal(&mut rng)))
+    });
+    group.finish();
+}
+
 /// Whether this run should measure the ratio: a bench run with no filter, or a filter that
 /// names `ratio`; a test run (no `--bench` flag) measures it briefly.
 pub fn wanted() -> bool {
