@@ -1135,3 +1135,21 @@ fn default_game_equals_the_default_options_and_the_observation_length_is_documen
     assert_eq!(cardhouse::games::avinas::layout::TOTAL, 540);
     assert_eq!(AvinasGame::default().observation_len(), 540);
 }
+
+#[test]
+fn first_dealer_may_be_given_as_an_integer() {
+    for (int, text) in [(0i64, "0"), (3, "3")] {
+        let a = cardhouse::games::avinas::AvinasGame::from_options(&cardhouse::options([(
+            "first_dealer",
+            int.into(),
+        )]))
+        .expect("an integer seat");
+        assert_eq!(a, game(&[("first_dealer", text)]));
+    }
+    let e = cardhouse::games::avinas::AvinasGame::from_options(&cardhouse::options([(
+        "first_dealer",
+        4i64.into(),
+    )]))
+    .unwrap_err();
+    assert!(e.to_string().contains("first_dealer"), "{e}");
+}

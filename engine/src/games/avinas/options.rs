@@ -2,7 +2,7 @@
 
 use super::{AvinasState, NUM_ACTIONS, layout, observation};
 use crate::options::{OptionKind, OptionSpec, Resolved};
-use crate::{Error, Game, OptionValue, Options, Scope};
+use crate::{Error, Game, Options, Scope};
 
 /// Option `all_tricks_loss_rams`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -123,13 +123,8 @@ impl Game for AvinasGame {
     }
 
     fn from_options(options: &Options) -> Result<Self, Error> {
-        // `first_dealer` is a choice whose names are also seat numbers: accept an integer.
-        let mut given = options.clone();
-        if let Some(OptionValue::Int(i)) = given.get("first_dealer") {
-            let text = i.to_string();
-            given.insert("first_dealer".into(), OptionValue::Str(text));
-        }
-        let r = OptionSpec::resolve(Self::NAME, SPECS, &given)?;
+        // (`first_dealer` is a choice of seat numbers: `resolve` accepts them as integers.)
+        let r = OptionSpec::resolve(Self::NAME, SPECS, options)?;
         let int = |i: usize| match r[i] {
             Resolved::Int(v) => v,
             _ => 0,

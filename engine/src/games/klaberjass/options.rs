@@ -2,7 +2,7 @@
 
 use super::{KlaberjassState, NUM_ACTIONS, layout};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
-use crate::{Error, Game, OptionValue, Options, Scope};
+use crate::{Error, Game, Options, Scope};
 
 /// Option `equal_sequence_rule`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -147,13 +147,8 @@ impl Game for KlaberjassGame {
     }
 
     fn from_options(options: &Options) -> Result<Self, Error> {
-        // A seat index may be given as an integer.
-        let mut given = options.clone();
-        if let Some(OptionValue::Int(i)) = given.get("first_dealer") {
-            let text = i.to_string();
-            given.insert("first_dealer".into(), OptionValue::Str(text));
-        }
-        let r = OptionSpec::resolve(Self::NAME, SPECS, &given)?;
+        // (`first_dealer` is a choice of seat numbers: `resolve` accepts them as integers.)
+        let r = OptionSpec::resolve(Self::NAME, SPECS, options)?;
         let int = |i: usize| match r[i] {
             Resolved::Int(v) => v,
             _ => 0,
