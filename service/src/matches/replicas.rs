@@ -13,6 +13,7 @@ use crate::clock::now_ms;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::model::bots_to_move;
+use crate::matches::stored::extend;
 use crate::matches::watch::stopped;
 use crate::pb;
 use crate::store::Notice;
@@ -55,19 +56,33 @@ async fn poll_loop(weak: Weak<Hub>, mut stop: watch::Receiver<bool>) {
     }
 }
 
-/// A change notice from a shared store: a watched match is reloaded at once, so that its
-/// watchers here see moves made through other replicas.
+/// A change notice from a shared store: a cached match one version behind takes the new
+/// actions the notice carries (so that its next request here needs no read); a watched match
+/// the notice cannot bring up to date is reloaded at once, so that its watchers here see
+/// moves made through other replicas.
 fn on_notice(hub: &Arc<Hub>, notice: Notice) {
     match notice {
-        Notice::Changed { id, version } => {
+        Notice::Changed { id, version, moves } => {
             let Ok(Some(m)) = hub.cache.cached(&id) else {
                 return;
             };
-            // Most notices are of matches nobody here watches, or of our own writes.
-            if let Ok(g) = m.try_lock()
-                && (g.version >= version || !g.watched())
-            {
-                return;
+            // Most notices are of matches nobody here watches, or of our own writes. A match
+            // locked here is being changed or read by a request, which revalidates it.
+            if let Ok(mut g) = m.try_lock() {
+                if g.version >= version {
+                    return;
+                }
+                if let Some((from, actions)) = &moves {
+                    match extend(&mut g, version, *from, actions) {
+                        Ok(()) => return,
+                        Err(why) => {
+                            tracing::debug!(match_id = %id, version, %why, "a notice's actions were not applied");
+                        }
+                    }
+                }
+                if !g.watched() {
+                    return;
+                }
             }
             let hub = Arc::clone(hub);
             tokio::spawn(async move {

@@ -1,5 +1,6 @@
 //! A match to and from its stored form: [`stored`] for writes, [`resume`] when a match is
-//! read from a store, and [`adopt`] when a shared store holds a newer version of a cached one.
+//! read from a store, [`adopt`] when a shared store holds a newer version of a cached one,
+//! and [`extend`] when another replica's notice tells the actions of the next version.
 //! Both check what they read (`store::check`): a damaged match is never served, only named
 //! to the caller, which answers `DATA_LOSS`.
 
@@ -176,6 +177,49 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Resul
     m.live = live;
     m.version = loaded.version;
     m.stale = false;
+    for c in moves.into_changes() {
+        let _ = m.changes.send(Arc::new(c));
+    }
+    Ok(())
+}
+
+/// Brings cached match `m` from its version to `version` (the next) by applying `actions`,
+/// as another replica's change notice tells them: the change that made `version` was these
+/// actions alone, from move number `from`. Applied (checked, and broadcast to the match's
+/// watchers) only if `m` is exactly at the previous version and move number, still active,
+/// and the actions leave it active (a change that ends a match is never announced this way).
+///
+/// # Errors
+/// Why the actions were not applied; `m` is then left as it was (and is read again from the
+/// store before its next change: its version no longer matches).
+pub(super) fn extend(
+    m: &mut Match,
+    version: u64,
+    from: u64,
+    actions: &[u32],
+) -> Result<(), String> {
+    if m.stale
+        || m.version + 1 != version
+        || m.live.state.move_number() as u64 != from
+        || m.live.status != pb::MatchStatus::Active
+    {
+        return Err(format!(
+            "the notice is for version {} at move {from}; the copy is at version {} move {}",
+            version - 1,
+            m.version,
+            m.live.state.move_number()
+        ));
+    }
+    let mut moves = Moves::new(m.watched());
+    let mut live = m.live.clone();
+    for &a in actions {
+        apply_counted(&mut live, a, true, &mut moves).map_err(|e| format!("action {a}: {e}"))?;
+    }
+    if live.status != pb::MatchStatus::Active {
+        return Err("the actions end the match, which a notice never tells".into());
+    }
+    m.live = live;
+    m.version = version;
     for c in moves.into_changes() {
         let _ = m.changes.send(Arc::new(c));
     }

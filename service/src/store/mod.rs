@@ -366,8 +366,15 @@ pub struct Opened {
 /// A message of a shared store about changes made by other replicas.
 #[derive(Debug)]
 pub enum Notice {
-    /// Match `id` is now at `version`.
-    Changed { id: String, version: u64 },
+    /// Match `id` is now at `version`; with `moves`, the change that made it was these
+    /// actions alone, applied from move number `moves.0` to the previous version (the match
+    /// neither ended nor changed otherwise), so a copy at the previous version can apply
+    /// them instead of reading the match again.
+    Changed {
+        id: String,
+        version: u64,
+        moves: Option<(u64, Vec<u32>)>,
+    },
     /// Match `id` was deleted (retention).
     Deleted { id: String },
     /// Notices may have been missed (the store's listening connection was re-established).

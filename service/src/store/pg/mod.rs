@@ -44,6 +44,9 @@
 //! `verify-full`, with `sslrootcert`): see [`tls`]. Every connection of the store (pool,
 //! migration, listener, notifier) goes through the same connector.
 
+mod batch;
+mod changes;
+mod loads;
 mod notices;
 mod pool;
 mod schema;
@@ -60,6 +63,7 @@ use crate::store::{
     Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
     StoredMatch, Swept,
 };
+use batch::Batcher;
 use pool::Db;
 use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
 pub use tls::PgConnect;
@@ -67,6 +71,10 @@ pub use tls::PgConnect;
 /// A connection pool to the database, and the listening task.
 pub struct PgStore {
     db: Db,
+    /// Changes waiting for their batch ([`changes`]).
+    changes: Batcher<changes::Pending>,
+    /// Loads waiting for their batch ([`loads`]).
+    loads: Batcher<loads::Pending>,
     /// Set to stop the listening and notifying tasks.
     closing: watch::Sender<bool>,
     /// Notices from the listening task, until the match service takes them.
@@ -146,8 +154,19 @@ impl PgStore {
             tokio::spawn(notices::notify(connect, outgoing, closed));
             notices
         });
+        let db = Db { pool, notices };
+        let writer = db.clone();
+        let changes = Batcher::start(changes::MAX_BATCH, changes::IN_FLIGHT, move |batch| {
+            changes::write(writer.clone(), batch)
+        });
+        let reader = db.clone();
+        let loads = Batcher::start(loads::MAX_BATCH, loads::IN_FLIGHT, move |batch| {
+            loads::read(reader.clone(), batch)
+        });
         Ok(PgStore {
-            db: Db { pool, notices },
+            db,
+            changes,
+            loads,
             closing,
             incoming: Mutex::new(Some(rx)),
         })
@@ -183,23 +202,25 @@ impl MatchStore for PgStore {
         let store = self.db.clone();
         let m = m.clone();
         Ok(Ack::spawn(async move {
-            store
-                .insert(&m, &Row::of(&m, move_number, driving), max_matches)
-                .await
+            store.insert(m, move_number, driving, max_matches).await
         }))
     }
 
-    /// Writes the new state if the match is still at `change.version`.
+    /// Queues the new state for the next batch ([`changes`]), written if the match is still
+    /// at `change.version`.
     fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
-        let store = self.db.clone();
-        let m = (change.stored)();
-        let (id, version, driving) = (change.id.to_owned(), change.version, change.driving);
         let move_number = change.from + change.actions.len() as u64;
-        Ok(Ack::spawn(async move {
-            store
-                .update(&id, version, &Row::of(&m, move_number, driving))
-                .await
-        }))
+        let (done, ack) = Ack::pending();
+        self.changes
+            .push(changes::Pending {
+                id: change.id.to_owned(),
+                version: change.version,
+                row: Row::of((change.stored)(), move_number, change.driving),
+                moves: (!change.snapshot).then(|| (change.from, change.actions.to_vec())),
+                done,
+            })
+            .map_err(|_| StoreError::WriterGone)?;
+        Ok(ack)
     }
 
     fn submit_delete(&self, _id: &str) -> Result<Ack, StoreError> {
@@ -208,10 +229,13 @@ impl MatchStore for PgStore {
         })
     }
 
+    /// Finishes the changes queued, then stops the notices and closes the pool.
     fn close(&self) -> StoreFuture<'_, ()> {
-        let _ = self.closing.send(true);
-        self.db.pool.close();
-        Box::pin(async {})
+        Box::pin(async {
+            self.changes.drain().await;
+            let _ = self.closing.send(true);
+            self.db.pool.close();
+        })
     }
 }
 
@@ -221,7 +245,16 @@ impl SharedStore for PgStore {
         id: &'a str,
         known: Option<u64>,
     ) -> StoreFuture<'a, Result<Newer, StoreError>> {
-        Box::pin(self.db.load_newer(id, known))
+        let (done, answer) = tokio::sync::oneshot::channel();
+        let queued = self.loads.push(loads::Pending {
+            id: id.to_owned(),
+            known: known.map_or(-1, as_i64),
+            done,
+        });
+        Box::pin(async move {
+            queued.map_err(|_| failed("the store is closed"))?;
+            answer.await.map_err(|_| failed("the store is closed"))?
+        })
     }
 
     fn versions<'a>(

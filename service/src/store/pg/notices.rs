@@ -187,17 +187,29 @@ pub(crate) async fn notify(
     }
 }
 
-/// `"<id> <version>"`, or `"<id> -1"` for a deletion.
+/// `"<id> <version>"`, with `" <from> <action>,…"` after it for a change that was actions
+/// alone ([`Notice::Changed`]), or `"<id> -1"` for a deletion.
 fn parse_notice(payload: &str) -> Option<Notice> {
-    let (id, version) = payload.split_once(' ')?;
-    let id = id.to_owned();
+    let mut parts = payload.split(' ');
+    let id = parts.next()?.to_owned();
+    let version = parts.next()?;
     if version == "-1" {
-        return Some(Notice::Deleted { id });
+        return parts.next().is_none().then_some(Notice::Deleted { id });
     }
-    Some(Notice::Changed {
-        id,
-        version: version.parse().ok()?,
-    })
+    let version = version.parse().ok()?;
+    let moves = match (parts.next(), parts.next(), parts.next()) {
+        (None, _, _) => None,
+        (Some(from), Some(actions), None) => Some((
+            from.parse().ok()?,
+            actions
+                .split(',')
+                .map(str::parse)
+                .collect::<Result<Vec<u32>, _>>()
+                .ok()?,
+        )),
+        _ => return None,
+    };
+    Some(Notice::Changed { id, version, moves })
 }
 
 #[cfg(test)]
@@ -208,8 +220,22 @@ mod tests {
     fn notices_parse() {
         assert!(matches!(
             parse_notice("ab12 7"),
-            Some(Notice::Changed { id, version: 7 }) if id == "ab12"
+            Some(Notice::Changed { id, version: 7, moves: None }) if id == "ab12"
         ));
+        assert!(matches!(
+            parse_notice("ab12 7 40 3,17,0"),
+            Some(Notice::Changed { id, version: 7, moves: Some((40, a)) })
+                if id == "ab12" && a == [3, 17, 0]
+        ));
+        for bad in [
+            "ab12 7 40",
+            "ab12 7 40 3,x",
+            "ab12 7 x 3",
+            "ab12 7 40 3 9",
+            "ab12 -1 4",
+        ] {
+            assert!(parse_notice(bad).is_none(), "{bad}");
+        }
         assert!(matches!(
             parse_notice("ab12 -1"),
             Some(Notice::Deleted { id }) if id == "ab12"

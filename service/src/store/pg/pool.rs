@@ -5,10 +5,9 @@ use deadpool_postgres::Pool;
 use tokio::sync::mpsc;
 
 use crate::store::pg::sql::{
-    ABANDON, ABORTED, ACTIVE, EXPIRE, INSERT, LOAD, Row, UPDATE, as_i64, as_u64, failed,
-    header_bytes, pg_error,
+    ABANDON, ABORTED, ACTIVE, EXPIRE, INSERT, Row, as_i64, failed, header_bytes, pg_error,
 };
-use crate::store::{CommitError, Damaged, Loaded, Newer, StoreError, StoredMatch, Swept};
+use crate::store::{CommitError, StoreError, StoredMatch, Swept};
 
 /// The pool, and the queue of notices to send after committed changes. Cheap to clone: a
 /// write runs in a task of its own with a clone.
@@ -60,54 +59,6 @@ impl Db {
         }
     }
 
-    /// Match `id` if its version is not `known` (one query either way).
-    ///
-    /// # Errors
-    /// The database's; a header that does not decode, or a negative resigned seat
-    /// ([`StoreError::Damaged`]; the caller checks the rest, `store::check`).
-    pub(crate) async fn load_newer(
-        &self,
-        id: &str,
-        known: Option<u64>,
-    ) -> Result<Newer, StoreError> {
-        let known = known.map_or(-1, as_i64);
-        let Some(row) = self.read(LOAD, &[&id, &known]).await?.into_iter().next() else {
-            return Ok(Newer::Gone);
-        };
-        let version: i64 = row.get(0);
-        let (Some(header), Some(state)) = (
-            row.get::<_, Option<Vec<u8>>>(1),
-            row.get::<_, Option<Vec<u8>>>(2),
-        ) else {
-            return Ok(Newer::Same);
-        };
-        let place = format!("PostgreSQL table matches, row {id}");
-        let damaged = |what: String| {
-            StoreError::Damaged(Damaged {
-                id: id.to_owned(),
-                place: place.clone(),
-                what,
-            })
-        };
-        let mut stored: StoredMatch = prost::Message::decode(header.as_slice())
-            .map_err(|e| damaged(format!("the header does not decode: {e}")))?;
-        stored.id = id.to_owned();
-        stored.state = state;
-        stored.status = row.get(3);
-        stored.resigned_seat = match row.get::<_, Option<i32>>(4) {
-            None => None,
-            Some(s) => Some(
-                u32::try_from(s).map_err(|_| damaged(format!("resigned seat {s} is negative")))?,
-            ),
-        };
-        stored.ended_at_ms = as_u64(row.get(5));
-        Ok(Newer::Changed(Box::new(Loaded {
-            stored,
-            version: as_u64(version),
-            place,
-        })))
-    }
-
     /// Runs one writing statement; returns the rows it changed. Never retried: if it fails,
     /// whether it committed is unknown.
     pub(crate) async fn write(
@@ -137,14 +88,17 @@ impl Db {
     /// [`CommitError::Full`] at the limit; [`CommitError::Failed`] otherwise.
     pub(crate) async fn insert(
         &self,
-        m: &StoredMatch,
-        row: &Row<'_>,
+        m: StoredMatch,
+        move_number: u64,
+        driving: bool,
         max_matches: usize,
     ) -> Result<(), CommitError> {
-        let header = header_bytes(m);
+        let header = header_bytes(&m);
+        let id = m.id.clone();
+        let row = Row::of(m, move_number, driving);
         let resigned = row.resigned_seat.map(|s| s as i32);
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
-            &m.id,
+            &id,
             &header,
             &row.state,
             &as_i64(row.move_number),
@@ -158,36 +112,6 @@ impl Db {
         if self.write(INSERT, &params).await? == 0 {
             return Err(CommitError::Full);
         }
-        Ok(())
-    }
-
-    /// Writes `row` as version `version + 1` of match `id` if it is still at `version`.
-    ///
-    /// # Errors
-    /// [`CommitError::Conflict`] if the match is no longer at `version` (or is gone);
-    /// [`CommitError::Failed`] if the statement failed (its outcome is unknown).
-    pub(crate) async fn update(
-        &self,
-        id: &str,
-        version: u64,
-        row: &Row<'_>,
-    ) -> Result<(), CommitError> {
-        let resigned = row.resigned_seat.map(|s| s as i32);
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 9] = [
-            &id,
-            &as_i64(version),
-            &row.state,
-            &as_i64(row.move_number),
-            &row.status,
-            &resigned,
-            &as_i64(row.ended_at_ms),
-            &as_i64(row.touched_ms),
-            &row.driving,
-        ];
-        if self.write(UPDATE, &params).await? == 0 {
-            return Err(CommitError::Conflict);
-        }
-        self.notice(format!("{id} {}", version + 1));
         Ok(())
     }
 

@@ -10,19 +10,33 @@ pub(crate) const ACTIVE: i32 = 1;
 /// `pb::MatchStatus::Aborted`.
 pub(crate) const ABORTED: i32 = 4;
 
-/// The match if its version is not `$2` (one round trip whether or not it changed).
-pub(crate) const LOAD: &str = "SELECT version, CASE WHEN version <> $2 THEN header END, \
-                    CASE WHEN version <> $2 THEN state END, status, resigned_seat, ended_at_ms \
-                    FROM matches WHERE id = $1";
+/// Matches `$1[i]` each unless its version is `$2[i]` (then its version only), with the
+/// index `i` (from 1): the loads of one batch, in one round trip. Absent matches give no row.
+pub(crate) const LOAD_MANY: &str = "SELECT r.i, m.version, \
+                    CASE WHEN m.version <> r.known THEN m.header END, \
+                    CASE WHEN m.version <> r.known THEN m.state END, \
+                    m.status, m.resigned_seat, m.ended_at_ms \
+                    FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(id, known, i) \
+                    JOIN matches m ON m.id = r.id";
 pub(crate) const VERSIONS: &str = "SELECT id, version FROM matches WHERE id = ANY($1)";
 pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 WHERE id = 1 AND n < $10 \
                       RETURNING n) \
                       INSERT INTO matches (id, header, state, version, move_number, status, \
                       resigned_seat, ended_at_ms, touched_ms, driving) \
                       SELECT $1, $2, $3, 0, $4, $5, $6, $7, $8, $9 FROM slot";
-pub(crate) const UPDATE: &str = "UPDATE matches SET state = $3, version = version + 1, \
-                      move_number = $4, status = $5, resigned_seat = $6, ended_at_ms = $7, \
-                      touched_ms = $8, driving = $9 WHERE id = $1 AND version = $2";
+/// The changes of one batch (of distinct matches), each written only if its match is still
+/// at the version it was made on: one statement, one transaction, one commit. Returns the
+/// ids written (the others met another version, or no match).
+pub(crate) const UPDATE_MANY: &str = "UPDATE matches AS m SET state = c.state, \
+                      version = m.version + 1, move_number = c.move_number, status = c.status, \
+                      resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
+                      touched_ms = c.touched_ms, driving = c.driving \
+                      FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[], \
+                      $5::int[], $6::int[], $7::bigint[], $8::bigint[], $9::bool[]) \
+                      AS c(id, version, state, move_number, status, resigned_seat, ended_at_ms, \
+                      touched_ms, driving) \
+                      WHERE m.id = c.id AND m.version = c.version \
+                      RETURNING m.id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
                        version = version + 1, touched_ms = $1, driving = false \
                        WHERE status = $4 AND touched_ms < $2 AND NOT driving \
@@ -44,8 +58,8 @@ pub(crate) const LIST: &str = "SELECT id, header, substring(state from 1 for 80)
 
 /// The mutable columns of a match, as one change leaves them.
 #[derive(Debug)]
-pub(crate) struct Row<'a> {
-    pub state: &'a [u8],
+pub(crate) struct Row {
+    pub state: Vec<u8>,
     pub move_number: u64,
     pub status: i32,
     pub resigned_seat: Option<u32>,
@@ -54,12 +68,12 @@ pub(crate) struct Row<'a> {
     pub driving: bool,
 }
 
-impl Row<'_> {
+impl Row {
     /// The columns of `m` after a change (`move_number` actions in its history; `driving`:
     /// bots or chance are to move), touched now.
-    pub(crate) fn of(m: &StoredMatch, move_number: u64, driving: bool) -> Row<'_> {
+    pub(crate) fn of(m: StoredMatch, move_number: u64, driving: bool) -> Row {
         Row {
-            state: &m.state,
+            state: m.state,
             move_number,
             status: m.status,
             resigned_seat: m.resigned_seat,
