@@ -25,6 +25,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for p in BENCH_PROTOS {
         println!("cargo:rerun-if-changed={}", bench_root.join(p).display());
     }
+    // The PostgreSQL store embeds its migrations (refinery's macro reads the directory):
+    // a migration added must rebuild the crate.
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("migrations").display()
+    );
 
     let api = protox::compile(API_PROTOS, [&api_root])?;
     std::fs::write(out.join("cardhouse_v1_descriptor.bin"), api.encode_to_vec())?;

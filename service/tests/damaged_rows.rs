@@ -106,28 +106,39 @@ async fn next_move(c: &mut Client, m: &M) -> (u32, u64) {
     )
 }
 
-/// The stored row of match `id`: its header (decoded) and its state bytes.
+/// The stored row of match `id`: its header (decoded) and its whole state bytes (the
+/// row's `state` with the actions of its `tail` appended, 4 bytes each).
 async fn read_row(db: &TestDb, id: &str) -> (StoredMatch, Vec<u8>) {
     let client = db.client().await;
     let row = client
-        .query_one("SELECT header, state FROM matches WHERE id = $1", &[&id])
+        .query_one(
+            "SELECT header, state, tail FROM matches WHERE id = $1",
+            &[&id],
+        )
         .await
         .expect("the row");
     let header: Vec<u8> = row.get(0);
     let state: Vec<u8> = row.get(1);
+    let tail: Vec<u8> = row.get(2);
+    let mut record = cardhouse::codec::Record::from_bytes(&state).expect("a stored state");
+    record.history.extend(
+        tail.chunks_exact(4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+    );
     (
         prost::Message::decode(header.as_slice()).expect("a header"),
-        state,
+        record.to_bytes(),
     )
 }
 
-/// Overwrites the header and state of match `id` (and, with `stalled`, marks its bots to
-/// move and untouched since 1970), bumping its version so that every replica reads it again.
+/// Overwrites the header and state of match `id` (its tail emptied; with `stalled`, its bots
+/// marked to move and untouched since 1970), bumping its version so that every replica reads
+/// it again.
 async fn write_row(db: &TestDb, id: &str, header: &[u8], state: &[u8], stalled: bool) {
     let client = db.client().await;
     let n = client
         .execute(
-            "UPDATE matches SET header = $2, state = $3, version = version + 1, \
+            "UPDATE matches SET header = $2, state = $3, tail = '', version = version + 1, \
              driving = driving OR $4, touched_ms = CASE WHEN $4 THEN 0 ELSE touched_ms END \
              WHERE id = $1",
             &[&id, &header, &state, &stalled],

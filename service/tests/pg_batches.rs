@@ -1,7 +1,8 @@
-//! The PostgreSQL store's group commit, against a real database: concurrent changes of
+//! The PostgreSQL store's write path, against a real database: concurrent changes of
 //! different matches are written together (fewer transactions than changes), each is
 //! acknowledged only for itself (a stale one is refused alone, the rest of its batch
-//! written), and concurrent loads are each answered with their own match.
+//! written), a change of actions alone is appended to the match's tail and a snapshot
+//! replaces its state, and concurrent loads are each answered with their own whole match.
 
 mod common;
 
@@ -28,6 +29,26 @@ fn id(i: usize) -> String {
     format!("{i:032x}")
 }
 
+/// The state bytes of a Jass match whose history is `history` (the store does not replay
+/// it: the match service does).
+fn state_with(history: &[u32]) -> Vec<u8> {
+    let game = cardhouse::new_game("jass", &cardhouse::Options::new()).unwrap();
+    let mut record = cardhouse::codec::Record::from_bytes(&game.new_initial_state().to_bytes())
+        .expect("a record");
+    record.history = history.to_vec();
+    record.to_bytes()
+}
+
+/// What match `i` holds after its change: even ones appended two actions, odd ones wrote a
+/// snapshot.
+fn after_change(i: usize) -> Vec<u8> {
+    if i % 2 == 0 {
+        state_with(&[5, 6])
+    } else {
+        state_with(&[9, i as u32, 9])
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
     let Some(db) = TestDb::create().await else {
@@ -37,7 +58,7 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
     const N: usize = 60;
     for i in 0..=N {
         store
-            .submit_create(&stored(&id(i), b"start"), 0, false, 1000)
+            .submit_create(&stored(&id(i), &state_with(&[])), 0, false, 1000)
             .expect("queued")
             .wait()
             .await
@@ -47,13 +68,13 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
     // made on a version its match is not at.
     let mut acks = Vec::new();
     for i in 0..=N {
-        let m = stored(&id(i), format!("moved {i}").as_bytes());
+        let m = stored(&id(i), &after_change(i));
         let change = Change {
             id: &m.id,
             version: if i == N { 3 } else { 0 },
             from: 0,
             actions: &[5, 6],
-            snapshot: false,
+            snapshot: i % 2 == 1,
             stored: &|| m.clone(),
             driving: false,
         };
@@ -72,9 +93,9 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
             panic!("match {i} did not load");
         };
         let (want_version, want_state) = if i == N {
-            (0, b"start".to_vec())
+            (0, state_with(&[]))
         } else {
-            (1, format!("moved {i}").into_bytes())
+            (1, after_change(i))
         };
         assert_eq!(loaded.version, want_version, "match {i}");
         assert_eq!(loaded.stored.state, want_state, "match {i}");
@@ -106,12 +127,127 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
         match (got.expect("a load"), i, known) {
             (Newer::Gone, i, _) if i == N + 1 => {}
             (Newer::Same, i, Some(1)) if i < N => {}
-            (Newer::Changed(l), i, None) if i < N => {
-                assert_eq!(l.stored.state, format!("moved {i}").into_bytes());
-            }
+            (Newer::Changed(l), i, None) if i < N => assert_eq!(l.stored.state, after_change(i)),
             (Newer::Changed(l), i, _) if i == N => assert_eq!(l.version, 0),
             (other, i, known) => panic!("match {i} known {known:?}: {other:?}"),
         }
     }
+    // In the rows: appended actions in the tail (4 bytes each), snapshots with none.
+    for i in [0, 1] {
+        let row = client
+            .query_one("SELECT state, tail FROM matches WHERE id = $1", &[&id(i)])
+            .await
+            .expect("the row");
+        let (state, tail): (Vec<u8>, Vec<u8>) = (row.get(0), row.get(1));
+        if i == 0 {
+            assert_eq!(
+                (state, tail),
+                (state_with(&[]), vec![0, 0, 0, 5, 0, 0, 0, 6])
+            );
+        } else {
+            assert_eq!((state, tail), (after_change(1), vec![]));
+        }
+    }
+    // A change that crosses a multiple of 128 moves folds the tail into a snapshot.
+    let long: Vec<u32> = (0..200).collect();
+    let mut history = vec![5, 6];
+    history.extend(&long);
+    let m = stored(&id(0), &state_with(&history));
+    let change = Change {
+        id: &m.id,
+        version: 1,
+        from: 2,
+        actions: &long,
+        snapshot: false,
+        stored: &|| m.clone(),
+        driving: false,
+    };
+    store.submit_change(&change).unwrap().wait().await.unwrap();
+    let row = client
+        .query_one("SELECT state, tail FROM matches WHERE id = $1", &[&id(0)])
+        .await
+        .expect("the row");
+    let (state, tail): (Vec<u8>, Vec<u8>) = (row.get(0), row.get(1));
+    assert_eq!((state, tail), (state_with(&history), vec![]));
+    store.close().await;
+}
+
+/// A tail that is not whole actions is reported as damage of that match, with the row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_torn_tail_is_damage_of_its_match() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    store
+        .submit_create(&stored(&id(1), &state_with(&[])), 0, false, 10)
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    db.client()
+        .await
+        .execute(
+            "UPDATE matches SET tail = '\\x000005' WHERE id = $1",
+            &[&id(1)],
+        )
+        .await
+        .expect("edit the row");
+    match store.load(&id(1), None).await {
+        Err(StoreError::Damaged(d)) => {
+            assert!(d.place.contains("table matches"), "{d}");
+            assert!(d.what.contains("3 bytes"), "{d}");
+        }
+        other => panic!("{other:?}"),
+    }
+    store.close().await;
+}
+
+/// A row as schema version 1 wrote it (the whole state, no tail) reads as the same match
+/// after the migration to version 2, and takes appended changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_of_schema_version_1_reads_as_before() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let m = stored(&id(5), &state_with(&[1, 2, 3]));
+    let header = {
+        let mut h = m.clone();
+        h.id.clear();
+        h.state.clear();
+        h.status = 0;
+        prost::Message::encode_to_vec(&h)
+    };
+    // Version 1's INSERT, column for column (no `tail`).
+    db.client()
+        .await
+        .execute(
+            "INSERT INTO matches (id, header, state, version, move_number, status, \
+             resigned_seat, ended_at_ms, touched_ms, driving) \
+             VALUES ($1, $2, $3, 4, 3, 1, NULL, 0, 0, false)",
+            &[&m.id, &header, &m.state],
+        )
+        .await
+        .expect("a version 1 row");
+    let Ok(Newer::Changed(loaded)) = store.load(&m.id, None).await else {
+        panic!("the row did not load");
+    };
+    assert_eq!((loaded.version, &loaded.stored.state), (4, &m.state));
+    let after = stored(&m.id, &state_with(&[1, 2, 3, 4]));
+    let change = Change {
+        id: &m.id,
+        version: 4,
+        from: 3,
+        actions: &[4],
+        snapshot: false,
+        stored: &|| after.clone(),
+        driving: false,
+    };
+    store.submit_change(&change).unwrap().wait().await.unwrap();
+    let Ok(Newer::Changed(loaded)) = store.load(&m.id, Some(4)).await else {
+        panic!("the row did not load");
+    };
+    assert_eq!((loaded.version, &loaded.stored.state), (5, &after.state));
     store.close().await;
 }

@@ -1,6 +1,7 @@
 //! The changes of matches, written in batches ([`super::batch`]): every change waiting when
 //! a batch starts goes into one `UPDATE … FROM unnest(…)` statement, a transaction of its
-//! own. Each change still applies only if its match is at the version it was made on, and
+//! own. A change appends its actions to the match's `tail`, or rewrites its state (a
+//! snapshot: see [`Row`]). Each change still applies only if its match is at the version it was made on, and
 //! each is acknowledged only once the statement committed: one commit makes them all durable
 //! together, or (a failed statement, whose outcome is unknown) none is acknowledged.
 
@@ -98,7 +99,8 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
         .map_err(|e| fail(pg_error(&e)))?;
     let ids: Vec<&str> = batch.iter().map(|p| p.id.as_str()).collect();
     let versions: Vec<i64> = batch.iter().map(|p| as_i64(p.version)).collect();
-    let states: Vec<&[u8]> = batch.iter().map(|p| p.row.state.as_slice()).collect();
+    let states: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.state.as_deref()).collect();
+    let tails: Vec<&[u8]> = batch.iter().map(|p| p.row.tail.as_slice()).collect();
     let moves: Vec<i64> = batch.iter().map(|p| as_i64(p.row.move_number)).collect();
     let statuses: Vec<i32> = batch.iter().map(|p| p.row.status).collect();
     let resigned: Vec<Option<i32>> = batch
@@ -112,7 +114,8 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
         .query(
             &stmt,
             &[
-                &ids, &versions, &states, &moves, &statuses, &resigned, &ended, &touched, &driving,
+                &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched,
+                &driving,
             ],
         )
         .await
@@ -130,7 +133,8 @@ mod tests {
             id: "ab12".into(),
             version: 6,
             row: Row {
-                state: Vec::new(),
+                state: None,
+                tail: Vec::new(),
                 move_number: 0,
                 status: 1,
                 resigned_seat: None,

@@ -6,7 +6,7 @@
 use tokio::sync::oneshot;
 
 use crate::store::pg::pool::Db;
-use crate::store::pg::sql::{LOAD_MANY, as_u64};
+use crate::store::pg::sql::{LOAD_MANY, as_u64, with_tail};
 use crate::store::{Damaged, Loaded, Newer, StoreError, StoredMatch};
 
 /// Most loads in one statement.
@@ -52,16 +52,18 @@ pub(crate) async fn read(db: Db, batch: Vec<Pending>) {
     }
 }
 
-/// A row of [`LOAD_MANY`] for match `id`.
+/// A row of [`LOAD_MANY`] for match `id`: its state with its tail's actions appended.
 ///
 /// # Errors
-/// A header that does not decode, or a negative resigned seat ([`StoreError::Damaged`]; the
+/// A header or a state that does not decode, a tail that is not whole actions, or a negative
+/// resigned seat ([`StoreError::Damaged`]; the
 /// caller checks the rest, `store::check`).
 fn decode(id: &str, row: &tokio_postgres::Row) -> Result<Newer, StoreError> {
     let version: i64 = row.get(1);
-    let (Some(header), Some(state)) = (
+    let (Some(header), Some(state), Some(tail)) = (
         row.get::<_, Option<Vec<u8>>>(2),
         row.get::<_, Option<Vec<u8>>>(3),
+        row.get::<_, Option<Vec<u8>>>(4),
     ) else {
         return Ok(Newer::Same);
     };
@@ -76,15 +78,15 @@ fn decode(id: &str, row: &tokio_postgres::Row) -> Result<Newer, StoreError> {
     let mut stored: StoredMatch = prost::Message::decode(header.as_slice())
         .map_err(|e| damaged(format!("the header does not decode: {e}")))?;
     stored.id = id.to_owned();
-    stored.state = state;
-    stored.status = row.get(4);
-    stored.resigned_seat = match row.get::<_, Option<i32>>(5) {
+    stored.state = with_tail(state, &tail).map_err(damaged)?;
+    stored.status = row.get(5);
+    stored.resigned_seat = match row.get::<_, Option<i32>>(6) {
         None => None,
         Some(s) => {
             Some(u32::try_from(s).map_err(|_| damaged(format!("resigned seat {s} is negative")))?)
         }
     };
-    stored.ended_at_ms = as_u64(row.get(6));
+    stored.ended_at_ms = as_u64(row.get(7));
     Ok(Newer::Changed(Box::new(Loaded {
         stored,
         version: as_u64(version),

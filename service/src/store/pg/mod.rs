@@ -206,16 +206,24 @@ impl MatchStore for PgStore {
         }))
     }
 
-    /// Queues the new state for the next batch ([`changes`]), written if the match is still
-    /// at `change.version`.
+    /// Queues the change for the next batch ([`changes`]), written if the match is still at
+    /// `change.version`: its actions appended, or the whole match when the change asks for
+    /// a snapshot (the match ended) or its move numbers cross a multiple of
+    /// [`sql::SNAPSHOT_EVERY`].
     fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
-        let move_number = change.from + change.actions.len() as u64;
+        let n = change.actions.len() as u64;
+        let move_number = change.from + n;
+        let row = if change.snapshot || sql::snapshot_due(change.from, n) {
+            Row::snapshot((change.stored)(), move_number, change.driving)
+        } else {
+            Row::appended(change.actions, move_number, change.driving)
+        };
         let (done, ack) = Ack::pending();
         self.changes
             .push(changes::Pending {
                 id: change.id.to_owned(),
                 version: change.version,
-                row: Row::of((change.stored)(), move_number, change.driving),
+                row,
                 moves: (!change.snapshot).then(|| (change.from, change.actions.to_vec())),
                 done,
             })

@@ -95,7 +95,7 @@ impl Db {
     ) -> Result<(), CommitError> {
         let header = header_bytes(&m);
         let id = m.id.clone();
-        let row = Row::of(m, move_number, driving);
+        let row = Row::snapshot(m, move_number, driving);
         let resigned = row.resigned_seat.map(|s| s as i32);
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
             &id,

@@ -12,9 +12,11 @@ pub(crate) const ABORTED: i32 = 4;
 
 /// Matches `$1[i]` each unless its version is `$2[i]` (then its version only), with the
 /// index `i` (from 1): the loads of one batch, in one round trip. Absent matches give no row.
+/// A match is its `state` with the actions of its `tail` appended (see [`UPDATE_MANY`]).
 pub(crate) const LOAD_MANY: &str = "SELECT r.i, m.version, \
                     CASE WHEN m.version <> r.known THEN m.header END, \
                     CASE WHEN m.version <> r.known THEN m.state END, \
+                    CASE WHEN m.version <> r.known THEN m.tail END, \
                     m.status, m.resigned_seat, m.ended_at_ms \
                     FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(id, known, i) \
                     JOIN matches m ON m.id = r.id";
@@ -25,16 +27,20 @@ pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 
                       resigned_seat, ended_at_ms, touched_ms, driving) \
                       SELECT $1, $2, $3, 0, $4, $5, $6, $7, $8, $9 FROM slot";
 /// The changes of one batch (of distinct matches), each written only if its match is still
-/// at the version it was made on: one statement, one transaction, one commit. Returns the
-/// ids written (the others met another version, or no match).
-pub(crate) const UPDATE_MANY: &str = "UPDATE matches AS m SET state = c.state, \
+/// at the version it was made on: one statement, one transaction, one commit. A change with
+/// a state (`$3[i]`, a snapshot) replaces `state` and empties `tail`; one without appends its
+/// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. Returns the ids written (the others met
+/// another version, or no match).
+pub(crate) const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state, m.state), \
+                      tail = CASE WHEN c.state IS NULL THEN m.tail || c.tail ELSE c.tail END, \
                       version = m.version + 1, move_number = c.move_number, status = c.status, \
                       resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
                       touched_ms = c.touched_ms, driving = c.driving \
-                      FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bigint[], \
-                      $5::int[], $6::int[], $7::bigint[], $8::bigint[], $9::bool[]) \
-                      AS c(id, version, state, move_number, status, resigned_seat, ended_at_ms, \
-                      touched_ms, driving) \
+                      FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bytea[], \
+                      $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::bigint[], \
+                      $10::bool[]) \
+                      AS c(id, version, state, tail, move_number, status, resigned_seat, \
+                      ended_at_ms, touched_ms, driving) \
                       WHERE m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
@@ -56,10 +62,20 @@ pub(crate) const LIST: &str = "SELECT id, header, substring(state from 1 for 80)
                                move_number, driving, ended_at_ms FROM matches \
                                WHERE id > $1 AND ($3 OR status = 1) ORDER BY id LIMIT $2";
 
+/// Bytes of one action in the `tail` column (unsigned, big-endian).
+pub(crate) const TAIL_BYTES: usize = 4;
+
+/// A change whose move numbers cross a multiple of this rewrites the whole state (a
+/// snapshot) instead of appending its actions, so that a match's tail stays short.
+pub(crate) const SNAPSHOT_EVERY: u64 = 128;
+
 /// The mutable columns of a match, as one change leaves them.
 #[derive(Debug)]
 pub(crate) struct Row {
-    pub state: Vec<u8>,
+    /// The whole state (a snapshot), or `None` to append `tail` to the stored one.
+    pub state: Option<Vec<u8>>,
+    /// The actions to append ([`TAIL_BYTES`] each); empty with a snapshot.
+    pub tail: Vec<u8>,
     pub move_number: u64,
     pub status: i32,
     pub resigned_seat: Option<u32>,
@@ -69,11 +85,12 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    /// The columns of `m` after a change (`move_number` actions in its history; `driving`:
-    /// bots or chance are to move), touched now.
-    pub(crate) fn of(m: StoredMatch, move_number: u64, driving: bool) -> Row {
+    /// The columns of `m` after a change, as a snapshot (`move_number` actions in its
+    /// history; `driving`: bots or chance are to move), touched now.
+    pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool) -> Row {
         Row {
-            state: m.state,
+            state: Some(m.state),
+            tail: Vec::new(),
             move_number,
             status: m.status,
             resigned_seat: m.resigned_seat,
@@ -82,6 +99,51 @@ impl Row {
             driving,
         }
     }
+
+    /// The columns of an active match after `actions` were applied to it, bringing its
+    /// history to `move_number` actions, touched now: the actions are appended.
+    pub(crate) fn appended(actions: &[u32], move_number: u64, driving: bool) -> Row {
+        Row {
+            state: None,
+            tail: actions.iter().flat_map(|a| a.to_be_bytes()).collect(),
+            move_number,
+            status: ACTIVE,
+            resigned_seat: None,
+            ended_at_ms: 0,
+            touched_ms: crate::clock::now_ms(),
+            driving,
+        }
+    }
+}
+
+/// Whether a change of `n` actions from move number `from` writes a snapshot rather than
+/// appending (it crosses a multiple of [`SNAPSHOT_EVERY`]).
+pub(crate) fn snapshot_due(from: u64, n: u64) -> bool {
+    from / SNAPSHOT_EVERY != (from + n) / SNAPSHOT_EVERY
+}
+
+/// `state` with the actions of `tail` appended to its history: the match a row holds.
+///
+/// # Errors
+/// What is wrong (a tail not a whole number of actions, a state that does not decode), for
+/// the operator's log.
+pub(crate) fn with_tail(state: Vec<u8>, tail: &[u8]) -> Result<Vec<u8>, String> {
+    if tail.is_empty() {
+        return Ok(state);
+    }
+    if tail.len() % TAIL_BYTES != 0 {
+        return Err(format!(
+            "the tail of moves is {} bytes, not a whole number of {TAIL_BYTES}-byte actions",
+            tail.len()
+        ));
+    }
+    let mut record = cardhouse::codec::Record::from_bytes(&state)
+        .map_err(|e| format!("the state does not decode or replay: {e}"))?;
+    record.history.extend(
+        tail.chunks_exact(TAIL_BYTES)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+    );
+    Ok(record.to_bytes())
 }
 
 pub(crate) fn pg_error(e: &tokio_postgres::Error) -> String {
@@ -130,4 +192,37 @@ pub(crate) fn game_name(prefix: &[u8]) -> Option<String> {
     (len < 0x80).then_some(())?;
     let name = rest.get(..usize::from(len))?;
     String::from_utf8(name.to_vec()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SNAPSHOT_EVERY, snapshot_due, with_tail};
+
+    #[test]
+    fn a_snapshot_is_due_when_a_change_crosses_a_multiple() {
+        assert!(!snapshot_due(0, 1));
+        assert!(!snapshot_due(SNAPSHOT_EVERY - 3, 2));
+        assert!(snapshot_due(SNAPSHOT_EVERY - 3, 3));
+        assert!(snapshot_due(SNAPSHOT_EVERY - 1, 200));
+        assert!(!snapshot_due(SNAPSHOT_EVERY, 5));
+    }
+
+    #[test]
+    fn a_tail_extends_the_history_of_its_state() {
+        let game = cardhouse::new_game("jass", &cardhouse::Options::new()).unwrap();
+        let mut state = game.new_initial_state();
+        let before = state.to_bytes();
+        let mut tail = Vec::new();
+        for _ in 0..40 {
+            let a = state.legal_actions().iter().next().unwrap();
+            state.apply(a).unwrap();
+            tail.extend(a.to_be_bytes());
+        }
+        assert_eq!(with_tail(before.clone(), &tail).unwrap(), state.to_bytes());
+        assert_eq!(with_tail(before.clone(), &[]).unwrap(), before);
+        let err = with_tail(before, &tail[..5]).unwrap_err();
+        assert!(err.contains("5 bytes"), "{err}");
+        let err = with_tail(b"junk".to_vec(), &tail).unwrap_err();
+        assert!(err.contains("does not decode"), "{err}");
+    }
 }
