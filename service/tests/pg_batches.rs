@@ -42,7 +42,7 @@ fn state_with(history: &[u32]) -> Vec<u8> {
 /// What match `i` holds after its change: even ones appended two actions, odd ones wrote a
 /// snapshot.
 fn after_change(i: usize) -> Vec<u8> {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         state_with(&[5, 6])
     } else {
         state_with(&[9, i as u32, 9])
@@ -74,7 +74,7 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
             version: if i == N { 3 } else { 0 },
             from: 0,
             actions: &[5, 6],
-            snapshot: i % 2 == 1,
+            snapshot: !i.is_multiple_of(2),
             stored: &|| m.clone(),
             driving: false,
         };

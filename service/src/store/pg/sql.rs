@@ -131,7 +131,7 @@ pub(crate) fn with_tail(state: Vec<u8>, tail: &[u8]) -> Result<Vec<u8>, String> 
     if tail.is_empty() {
         return Ok(state);
     }
-    if tail.len() % TAIL_BYTES != 0 {
+    if !tail.len().is_multiple_of(TAIL_BYTES) {
         return Err(format!(
             "the tail of moves is {} bytes, not a whole number of {TAIL_BYTES}-byte actions",
             tail.len()
