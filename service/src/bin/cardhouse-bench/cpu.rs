@@ -16,6 +16,9 @@ pub(crate) struct CpuTicks {
     pub(crate) steal: u64,
     /// This process: the load generator and every server in it.
     pub(crate) this_process: u64,
+    /// Of `this_process`: the load generator's threads ([`crate::load::THREAD_NAME`]); the
+    /// rest is the servers'.
+    pub(crate) load: u64,
     /// PostgreSQL's processes on this machine: its background processes (WAL writer,
     /// checkpointer, ...) and the backends of the bench's database, not those serving
     /// other databases (other work on the same server).
@@ -80,6 +83,16 @@ impl CpuTicks {
         if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
             t.this_process = process_ticks(&stat).map_or(0, |(_, ticks)| ticks);
         }
+        if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+            for task in tasks.flatten() {
+                if let Ok(stat) = std::fs::read_to_string(task.path().join("stat"))
+                    && let Some((name, ticks)) = process_ticks(&stat)
+                    && name == crate::load::THREAD_NAME
+                {
+                    t.load += ticks;
+                }
+            }
+        }
         if let Ok(dir) = std::fs::read_dir("/proc") {
             for entry in dir.flatten() {
                 if !entry
@@ -109,6 +122,7 @@ impl CpuTicks {
             interrupts: self.interrupts.saturating_sub(start.interrupts),
             steal: self.steal.saturating_sub(start.steal),
             this_process: self.this_process.saturating_sub(start.this_process),
+            load: self.load.saturating_sub(start.load),
             postgres: self.postgres.saturating_sub(start.postgres),
         }
     }
@@ -120,6 +134,7 @@ impl CpuTicks {
         self.interrupts += d.interrupts;
         self.steal += d.steal;
         self.this_process += d.this_process;
+        self.load += d.load;
         self.postgres += d.postgres;
     }
 }

@@ -26,6 +26,24 @@ pub(crate) struct Sample {
     pub(crate) first_error: Option<String>,
 }
 
+/// The name of the load generator's threads, so that the CPU they take can be told from the
+/// servers' ([`crate::cpu::CpuTicks::load`]).
+pub(crate) const THREAD_NAME: &str = "bench-load";
+
+/// The load generator's runtime: the clients' connections and requests run on threads of
+/// their own, apart from the servers' (set once, at start).
+pub(crate) static LOAD: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
+
+/// Runs `task` on the load generator's runtime (or, without one, the current one).
+pub(crate) fn spawn<T: Send + 'static>(
+    task: impl std::future::Future<Output = T> + Send + 'static,
+) -> tokio::task::JoinHandle<T> {
+    match LOAD.get() {
+        Some(load) => load.spawn(task),
+        None => tokio::spawn(task),
+    }
+}
+
 async fn connect(addr: std::net::SocketAddr) -> Channel {
     Channel::from_shared(format!("http://{addr}"))
         .expect("valid uri")
@@ -36,11 +54,16 @@ async fn connect(addr: std::net::SocketAddr) -> Channel {
 }
 
 pub(crate) async fn channels(addr: std::net::SocketAddr, n: usize) -> Vec<Channel> {
-    let mut out = Vec::new();
-    for _ in 0..n.max(1) {
-        out.push(connect(addr).await);
-    }
-    out
+    // Connected on the load generator's runtime, where their connections' tasks then run.
+    spawn(async move {
+        let mut out = Vec::new();
+        for _ in 0..n.max(1) {
+            out.push(connect(addr).await);
+        }
+        out
+    })
+    .await
+    .expect("connecting the load generator's channels")
 }
 
 fn authed<T>(token: &str, msg: T) -> Request<T> {
@@ -62,7 +85,7 @@ pub(crate) async fn echo_phase(
     let mut tasks = Vec::new();
     for i in 0..args.concurrency {
         let mut client = EchoClient::new(chans[i % chans.len()].clone());
-        tasks.push(tokio::spawn(async move {
+        tasks.push(spawn(async move {
             let mut s = Sample::default();
             while Instant::now() < deadline && (s.latencies_us.len() as u64) < per_task {
                 let t = Instant::now();
@@ -190,7 +213,7 @@ pub(crate) async fn matches_phase(
     for i in 0..concurrency {
         let mut route = Route::new(replicas, i, routing);
         let ready = Arc::clone(&ready);
-        tasks.push(tokio::spawn(async move {
+        tasks.push(spawn(async move {
             let mut s = Sample::default();
             let mut seed = i as u64 * 1_000_003;
             let mut current: Option<(String, pb::MatchView, MetadataValue<Ascii>)> = None;
@@ -277,7 +300,7 @@ pub(crate) async fn batch_phase(
         let mut client =
             EngineClient::new(chans[i % chans.len()].clone()).max_decoding_message_size(256 << 20);
         let count = args.batch_states;
-        tasks.push(tokio::spawn(async move {
+        tasks.push(spawn(async move {
             let mut s = Sample::default();
             let mut chance = 0;
             let mut seed = i as u64;

@@ -68,6 +68,15 @@ fn exit_with(message: &str) -> ! {
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
+    // The load generator runs on threads of its own (see `load::LOAD`), so that the CPU the
+    // servers take can be told from the clients'.
+    let load_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .thread_name(load::THREAD_NAME)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| exit_with(&format!("the load generator's runtime: {e}")));
+    let _ = load::LOAD.set(load_runtime.handle().clone());
     let length = Duration::from_secs_f64(args.seconds.clamp(0.5, 120.0));
     let concurrency = args.concurrency.max(1);
     let pg_concurrency = args.pg_concurrency.unwrap_or(concurrency).max(1);
@@ -277,4 +286,5 @@ async fn main() {
     }
     let _ = echo_stop.send(());
     let _ = echo.await;
+    load_runtime.shutdown_background();
 }

@@ -95,16 +95,17 @@ pub(crate) fn print(reports: &[Report], chance_per_s: f64, batch_states: u32) {
         );
     }
     if reports.iter().any(|r| r.cpu.total > 0) {
-        // Where the time went: this process holds the load generator and every server;
+        // Where the time went: this process holds the load generator and every server (the
+        // servers' share apart: the process less the load generator's threads);
         // PostgreSQL's server processes; the kernel's interrupt work (partly counted in the
         // processes too, so the columns may add up to more than the busy time and "other",
         // what is left, is a lower bound); time the hypervisor stole; and whatever else
         // ran meanwhile.
         println!();
         println!(
-            "| phase | CPU busy | I/O wait | this process | PostgreSQL | interrupts | stolen | other | this process per request | PostgreSQL per request |"
+            "| phase | CPU busy | I/O wait | this process | PostgreSQL | interrupts | stolen | other | this process per request | of which servers | PostgreSQL per request |"
         );
-        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for r in reports {
             let c = r.cpu;
             let share = |ticks: u64| 100.0 * ticks as f64 / c.total.max(1) as f64;
@@ -114,7 +115,7 @@ pub(crate) fn print(reports: &[Report], chance_per_s: f64, batch_states: u32) {
             // USER_HZ is 100: a tick is 10 ms.
             let per_request = |ticks: u64| ticks as f64 * 10_000.0 / r.requests.max(1) as f64;
             println!(
-                "| {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0} µs | {:.0} µs |",
+                "| {} | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0}% | {:.0} µs | {:.0} µs | {:.0} µs |",
                 r.name,
                 share(c.busy),
                 share(c.iowait),
@@ -124,6 +125,7 @@ pub(crate) fn print(reports: &[Report], chance_per_s: f64, batch_states: u32) {
                 share(c.steal),
                 share(other),
                 per_request(c.this_process),
+                per_request(c.this_process.saturating_sub(c.load)),
                 per_request(c.postgres)
             );
         }

@@ -58,18 +58,24 @@ pub(crate) async fn tls_channels(
     tls: &BenchTls,
     n: usize,
 ) -> Vec<Channel> {
-    let mut out = Vec::new();
-    for _ in 0..n.max(1) {
-        out.push(
-            Channel::from_shared(format!("https://{addr}"))
-                .expect("valid uri")
-                .tls_config(tls.client())
-                .expect("client TLS")
-                .tcp_nodelay(true)
-                .connect()
-                .await
-                .expect("loopback TLS connect"),
-        );
-    }
-    out
+    let client = tls.client();
+    // Connected on the load generator's runtime, where their connections' tasks then run.
+    crate::load::spawn(async move {
+        let mut out = Vec::new();
+        for _ in 0..n.max(1) {
+            out.push(
+                Channel::from_shared(format!("https://{addr}"))
+                    .expect("valid uri")
+                    .tls_config(client.clone())
+                    .expect("client TLS")
+                    .tcp_nodelay(true)
+                    .connect()
+                    .await
+                    .expect("loopback TLS connect"),
+            );
+        }
+        out
+    })
+    .await
+    .expect("connecting the TLS channels")
 }

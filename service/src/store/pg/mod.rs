@@ -5,6 +5,10 @@
 //! |---|---|
 //! | `schema.rs` | the migrations, applied at start under an advisory lock |
 //! | `sql.rs` | the statements, and the columns of a stored match |
+//! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement |
+//! | `changes.rs` | the changes of matches, written in batches |
+//! | `loads.rs` | loads and revalidations, read in batches |
+//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep |
 //! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas |
 //! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection |
 //!
@@ -16,29 +20,54 @@
 //! `refinery_schema_history`.
 //!
 //! * `matches`: one row per match: the immutable header (hashed tokens, seed, seats), the
-//!   engine's state bytes (the whole history), `version` (changes committed), status,
-//!   retention and abandonment times, and whether bots or chance are to move.
+//!   engine's state bytes as of the match's last snapshot (`state`) and the actions applied
+//!   since (`tail`, 4 bytes each: the match is the state with them appended to its history),
+//!   `version` (changes committed), status, retention and abandonment times, and whether
+//!   bots or chance are to move.
 //! * `match_count`: the number of rows of `matches`, changed in the same statement as every
 //!   insert and delete, so that `--max-matches` is exact across replicas.
 //!
+//! # The write path
+//!
+//! * **Group commit.** Changes are queued at once and written in batches (`changes.rs`):
+//!   every change waiting when a batch starts (up to 256) goes into one
+//!   `UPDATE … FROM unnest(…)` statement, one transaction and one commit; two batches are in
+//!   flight at most, so what arrives while one commits forms the next. One request alone is
+//!   sent at once, as a batch of one. Loads and revalidations are batched alike
+//!   (`loads.rs`, one `SELECT … FROM unnest(…)`).
+//! * **Appending.** A change of actions alone (the match stays active) appends them to the
+//!   row's `tail`: a few bytes written and logged whatever the history's length. A change
+//!   that ends the match, or whose move numbers cross a multiple of 128, rewrites `state`
+//!   whole and empties `tail` (a snapshot), so a tail stays short.
+//! * **Revalidation** is one batched query that returns a match's version only, unless it
+//!   changed (then the whole match); and a replica one version behind seldom needs even that:
+//!   the change notice of a change of actions alone carries them (`"<id> <version> <from>
+//!   <action>,…"`, up to 1,000 bytes), and the replica applies them to its cached copy
+//!   (checked by the engine) when it is exactly one version behind and not in use.
+//!
 //! # Promises (the contract's, see [`crate::store`])
 //!
-//! * **One statement per change**, acknowledged only after PostgreSQL committed it (the
-//!   server warns at start if `synchronous_commit` is off, which gives this up). A change
-//!   applies only if the row's `version` is still the one the replica read
-//!   (`WHERE version = $n`); otherwise nothing is written and the replica reloads the match
-//!   ([`CommitError::Conflict`]). So two replicas can never both apply a move for the same
-//!   turn, and a replica that dies mid-request leaves the match as its last commit left it.
+//! * **Every change is version-checked and acknowledged after its commit**, alone or in a
+//!   batch. A change applies only if the row's `version` is still the one the replica read
+//!   (`WHERE m.version = c.version`, per change of the batch); otherwise that change writes
+//!   nothing and its replica reloads the match ([`CommitError::Conflict`](crate::store::CommitError::Conflict)), while the rest of
+//!   its batch is written. So two replicas can never both apply a move for the same turn, and
+//!   a replica that dies mid-request leaves every match as its last commit left it. The
+//!   server warns at start if `synchronous_commit` is off, which gives this up.
 //! * **Change notices**: after each committed change the replica sends `NOTIFY
-//!   cardhouse_changes, '<id> <version>'` (`-1` for a delete) from a connection of its own,
-//!   batching whatever is waiting into one statement (see `notices::notify` for why not
-//!   in the change's own statement). Each replica listens on its own connection ([`Notice`]) and
-//!   refreshes the matches it has watchers for; a lost listening connection is
-//!   re-established and followed by a [`Notice::Resync`]; a notice lost with a crashed
-//!   replica is made good by the watchers' once-a-second poll.
+//!   cardhouse_changes, '<id> <version>[ <from> <actions>]'` (`-1` for a delete) from a
+//!   connection of its own, batching whatever is waiting into one statement (see
+//!   `notices::notify` for why not in the change's own statement). Each replica listens on its
+//!   own connection ([`Notice`]) and brings up to date the matches it has cached one version
+//!   behind, and reloads the ones it has watchers for otherwise; a lost listening connection
+//!   is re-established and followed by a [`Notice::Resync`]; a notice lost with a crashed
+//!   replica is made good by the watchers' once-a-second poll, and a stale cached copy by the
+//!   version check of its next write.
 //! * **Errors are not guesses**: a failed statement whose outcome is unknown (a connection
-//!   lost mid-commit) is [`CommitError::Failed`]; the caller drops its cached copy of the
-//!   match and reloads it before the next change.
+//!   lost mid-commit) is [`CommitError::Failed`](crate::store::CommitError::Failed) for every change of its batch; their callers
+//!   drop their cached copies and reload them before the next change. A row whose tail is not
+//!   whole actions, or whose state does not decode, is damage of that match
+//!   ([`StoreError::Damaged`]).
 //!
 //! Connections are plain TCP unless the URL asks for TLS (`sslmode=require`, `verify-ca`,
 //! `verify-full`, with `sslrootcert`): see [`tls`]. Every connection of the store (pool,
@@ -206,10 +235,10 @@ impl MatchStore for PgStore {
         }))
     }
 
-    /// Queues the change for the next batch ([`changes`]), written if the match is still at
+    /// Queues the change for the next batch (`changes.rs`), written if the match is still at
     /// `change.version`: its actions appended, or the whole match when the change asks for
     /// a snapshot (the match ended) or its move numbers cross a multiple of
-    /// [`sql::SNAPSHOT_EVERY`].
+    /// `sql::SNAPSHOT_EVERY`.
     fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
         let n = change.actions.len() as u64;
         let move_number = change.from + n;
