@@ -5,6 +5,7 @@ use tokio::sync::watch;
 
 use crate::matches::admission::Admission;
 use crate::matches::cache::Cache;
+use crate::matches::handoff::Handoff;
 use crate::matches::limits::MatchLimits;
 use crate::matches::pool::BotPool;
 use crate::store::Store;
@@ -13,6 +14,8 @@ use crate::store::Store;
 #[derive(Debug)]
 pub(super) struct Hub {
     pub(super) cache: Cache,
+    /// Change notices of matches held by a request, handed to it (a shared store).
+    pub(super) handoff: Handoff,
     pub(super) admission: Admission,
     pub(super) store: Store,
     pub(super) pool: BotPool,

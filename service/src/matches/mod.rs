@@ -50,6 +50,7 @@ mod create;
 mod driver;
 mod gauges;
 mod handlers;
+mod handoff;
 mod hub;
 mod limits;
 mod model;

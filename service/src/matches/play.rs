@@ -11,8 +11,10 @@ use crate::error::{ApiError, guard};
 use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::commit::{PendingCommit, commit, submit, writable};
 use crate::matches::driver::drive;
+use crate::matches::handoff::NOTICE_WAIT;
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Live, Match, Moves, apply_counted, ended_text, status_name};
+use crate::matches::stored::extend;
 use crate::matches::views::{Role, match_view, match_view_with, role_of};
 use crate::pb;
 use crate::store::Store;
@@ -54,9 +56,15 @@ pub(super) async fn act(
     for attempt in 0.. {
         let (live, moves, more) = match prepare_act(hub, &m, seat, &req) {
             Ok(prepared) => prepared,
-            Err(_) if !refreshed => {
+            Err(e) if !refreshed => {
                 refreshed = true;
-                hub.cache.fresh(&mut m).await?;
+                // The client has seen moves this copy lacks: another replica made them, and
+                // its notice brings them without a read if it comes soon.
+                let behind =
+                    matches!(e, ApiError::StaleMove { expected, actual } if expected > actual);
+                if !(behind && catch_up(hub, &mut m).await) {
+                    hub.cache.fresh(&mut m).await?;
+                }
                 continue;
             }
             Err(e) => return Err(e),
@@ -97,6 +105,28 @@ pub(super) async fn act(
         return view;
     }
     Err(ApiError::Conflict)
+}
+
+/// Brings `m` (a shared store's cached copy, behind what a client has seen) one version on
+/// from another replica's change notice: one parked for it, or one that arrives within
+/// [`NOTICE_WAIT`]. False if none came or its actions did not apply (the caller then reads
+/// the match).
+async fn catch_up(hub: &Hub, m: &mut Match) -> bool {
+    if !hub.store.is_shared() || m.stale {
+        return false;
+    }
+    let id = m.meta.id.clone();
+    let announced = match hub.handoff.take_or_wait(&id, m.version + 1) {
+        Ok(announced) => announced,
+        Err(waiting) => match tokio::time::timeout(NOTICE_WAIT, waiting).await {
+            Ok(Ok(announced)) => announced,
+            _ => {
+                hub.handoff.give_up(&id);
+                return false;
+            }
+        },
+    };
+    extend(m, announced.version, announced.from, &announced.actions).is_ok()
 }
 
 /// Checks `req` of `seat` against `m` and applies it (with the bot and chance moves that

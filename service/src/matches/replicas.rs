@@ -10,7 +10,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::clock::now_ms;
+use crate::matches::cache::Entry;
 use crate::matches::driver::drive;
+use crate::matches::handoff::Announced;
 use crate::matches::hub::Hub;
 use crate::matches::model::bots_to_move;
 use crate::matches::stored::extend;
@@ -66,31 +68,36 @@ fn on_notice(hub: &Arc<Hub>, notice: Notice) {
             let Ok(Some(m)) = hub.cache.cached(&id) else {
                 return;
             };
-            // Most notices are of matches nobody here watches, or of our own writes. A match
-            // locked here is being changed or read by a request, which revalidates it.
-            if let Ok(mut g) = m.try_lock() {
-                if g.version >= version {
-                    return;
+            // Most notices are of matches nobody here watches. A match locked here is being
+            // changed or read by a request: the notice's actions are handed to it (and the
+            // match reloaded once free if it is watched and still behind).
+            let Ok(mut g) = m.try_lock() else {
+                if let Some((from, actions)) = moves {
+                    let announced = Announced {
+                        version,
+                        from,
+                        actions,
+                    };
+                    hub.handoff.deliver(&id, announced);
                 }
-                if let Some((from, actions)) = &moves {
-                    match extend(&mut g, version, *from, actions) {
-                        Ok(()) => return,
-                        Err(why) => {
-                            tracing::debug!(match_id = %id, version, %why, "a notice's actions were not applied");
-                        }
+                reload_watched(hub, m, version);
+                return;
+            };
+            if g.version >= version {
+                return;
+            }
+            if let Some((from, actions)) = &moves {
+                match extend(&mut g, version, *from, actions) {
+                    Ok(()) => return,
+                    Err(why) => {
+                        tracing::debug!(match_id = %id, version, %why, "a notice's actions were not applied");
                     }
                 }
-                if !g.watched() {
-                    return;
-                }
             }
-            let hub = Arc::clone(hub);
-            tokio::spawn(async move {
-                let mut m = m.lock().await;
-                if m.version < version && m.watched() {
-                    let _ = hub.cache.reload(&mut m).await;
-                }
-            });
+            if g.watched() {
+                drop(g);
+                reload_watched(hub, m, version);
+            }
         }
         Notice::Deleted { id } => hub.cache.forget(&id),
         Notice::Resync => {
@@ -98,6 +105,17 @@ fn on_notice(hub: &Arc<Hub>, notice: Notice) {
             tokio::spawn(async move { poll(&hub).await });
         }
     }
+}
+
+/// Reloads match `m` if it is still behind `version` and watched here, once it is free.
+fn reload_watched(hub: &Arc<Hub>, m: Entry, version: u64) {
+    let hub = Arc::clone(hub);
+    tokio::spawn(async move {
+        let mut m = m.lock().await;
+        if m.version < version && m.watched() {
+            let _ = hub.cache.reload(&mut m).await;
+        }
+    });
 }
 
 /// The shared store's safety net, every [`POLL`]: watched matches are revalidated in one

@@ -13,6 +13,7 @@ use crate::matches::admission::Admission;
 use crate::matches::cache::{Cache, Ended};
 use crate::matches::driver::drive;
 use crate::matches::gauges;
+use crate::matches::handoff::Handoff;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
 use crate::matches::model::status_of;
@@ -107,6 +108,7 @@ impl MatchesService {
                 store.clone(),
                 limits.max_ismcts_iterations,
             ),
+            handoff: Handoff::default(),
             admission,
             store,
             pool,

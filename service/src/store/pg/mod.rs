@@ -127,6 +127,9 @@ impl PgStore {
     /// message.
     pub async fn open(url: &str, pool_size: usize, notices: bool) -> Result<PgStore, StoreError> {
         let connect = PgConnect::parse(url)?;
+        let mut origin = [0u8; 8];
+        getrandom::fill(&mut origin).map_err(|e| failed(format!("OS randomness: {e}")))?;
+        let origin = u64::from_le_bytes(origin);
         schema::migrate(&connect).await?;
         let manager = Manager::from_config(
             connect.config.clone(),
@@ -163,6 +166,7 @@ impl PgStore {
             let (ready_tx, ready) = tokio::sync::oneshot::channel();
             tokio::spawn(notices::listen(
                 connect.clone(),
+                origin,
                 tx,
                 closed.clone(),
                 Some(ready_tx),
@@ -183,7 +187,11 @@ impl PgStore {
             tokio::spawn(notices::notify(connect, outgoing, closed));
             notices
         });
-        let db = Db { pool, notices };
+        let db = Db {
+            pool,
+            notices,
+            origin,
+        };
         let writer = db.clone();
         let changes = Batcher::start(changes::MAX_BATCH, changes::IN_FLIGHT, move |batch| {
             changes::write(writer.clone(), batch)

@@ -25,6 +25,7 @@ const NOTIFY_BATCH: usize = 1024;
 /// until `closed` is set or nobody takes notices any more.
 pub(crate) async fn listen(
     connect: PgConnect,
+    own: u64,
     tx: mpsc::UnboundedSender<Notice>,
     mut closed: watch::Receiver<bool>,
     mut ready: Option<tokio::sync::oneshot::Sender<Result<bool, String>>>,
@@ -102,10 +103,14 @@ pub(crate) async fn listen(
                 }
             };
             let Some(payload) = payload else { break };
-            let Some(notice) = parse_notice(&payload) else {
+            let Some((origin, notice)) = parse_notice(&payload) else {
                 tracing::warn!(payload = %crate::error::clip(&payload, 80), "an unexpected notice");
                 continue;
             };
+            if origin == own {
+                // This store's own change: its replica made it.
+                continue;
+            }
             if tx.send(notice).is_err() {
                 driver.abort();
                 return;
@@ -187,14 +192,19 @@ pub(crate) async fn notify(
     }
 }
 
-/// `"<id> <version>"`, with `" <from> <action>,…"` after it for a change that was actions
-/// alone ([`Notice::Changed`]), or `"<id> -1"` for a deletion.
-fn parse_notice(payload: &str) -> Option<Notice> {
+/// `"<origin> <id> <version>"` (the origin: the sending store's mark, hexadecimal), with
+/// `" <from> <action>,…"` after it for a change that was actions alone
+/// ([`Notice::Changed`]), or `"<origin> <id> -1"` for a deletion.
+fn parse_notice(payload: &str) -> Option<(u64, Notice)> {
     let mut parts = payload.split(' ');
+    let origin = u64::from_str_radix(parts.next()?, 16).ok()?;
     let id = parts.next()?.to_owned();
     let version = parts.next()?;
     if version == "-1" {
-        return parts.next().is_none().then_some(Notice::Deleted { id });
+        return parts
+            .next()
+            .is_none()
+            .then_some((origin, Notice::Deleted { id }));
     }
     let version = version.parse().ok()?;
     let moves = match (parts.next(), parts.next(), parts.next()) {
@@ -209,7 +219,7 @@ fn parse_notice(payload: &str) -> Option<Notice> {
         )),
         _ => return None,
     };
-    Some(Notice::Changed { id, version, moves })
+    Some((origin, Notice::Changed { id, version, moves }))
 }
 
 #[cfg(test)]
@@ -219,28 +229,30 @@ mod tests {
     #[test]
     fn notices_parse() {
         assert!(matches!(
-            parse_notice("ab12 7"),
-            Some(Notice::Changed { id, version: 7, moves: None }) if id == "ab12"
+            parse_notice("1f ab12 7"),
+            Some((0x1f, Notice::Changed { id, version: 7, moves: None })) if id == "ab12"
         ));
         assert!(matches!(
-            parse_notice("ab12 7 40 3,17,0"),
-            Some(Notice::Changed { id, version: 7, moves: Some((40, a)) })
+            parse_notice("1f ab12 7 40 3,17,0"),
+            Some((0x1f, Notice::Changed { id, version: 7, moves: Some((40, a)) }))
                 if id == "ab12" && a == [3, 17, 0]
         ));
+        assert!(matches!(
+            parse_notice("1f ab12 -1"),
+            Some((0x1f, Notice::Deleted { id })) if id == "ab12"
+        ));
         for bad in [
-            "ab12 7 40",
-            "ab12 7 40 3,x",
-            "ab12 7 x 3",
-            "ab12 7 40 3 9",
-            "ab12 -1 4",
+            "ab12 7",
+            "1f ab12",
+            "1f ab12 x",
+            "1f ab12 7 40",
+            "1f ab12 7 40 3,x",
+            "1f ab12 7 x 3",
+            "1f ab12 7 40 3 9",
+            "1f ab12 -1 4",
+            "zz ab12 7",
         ] {
             assert!(parse_notice(bad).is_none(), "{bad}");
         }
-        assert!(matches!(
-            parse_notice("ab12 -1"),
-            Some(Notice::Deleted { id }) if id == "ab12"
-        ));
-        assert!(parse_notice("ab12").is_none());
-        assert!(parse_notice("ab12 x").is_none());
     }
 }

@@ -16,13 +16,15 @@ pub(crate) struct Db {
     pub(crate) pool: Pool,
     /// To the notifying task: payloads of committed changes (`None`: notices are off).
     pub(crate) notices: Option<mpsc::UnboundedSender<String>>,
+    /// This store's mark on its notices, by which its own listener knows and skips them.
+    pub(crate) origin: u64,
 }
 
 impl Db {
-    /// Queues a notice for the other replicas (if notices are on).
+    /// Queues a notice for the other replicas (if notices are on), marked as this store's.
     pub(crate) fn notice(&self, payload: String) {
         if let Some(notices) = &self.notices {
-            let _ = notices.send(payload);
+            let _ = notices.send(format!("{:x} {payload}", self.origin));
         }
     }
 
