@@ -11,13 +11,14 @@
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `play`, `records` |
 //! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention`, `gauges` |
 //! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `views` |
-//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views` |
+//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views`, `handoff` |
 //! | `records.rs` | `GetRecord` | `views` |
 //! | `watch.rs` | `Watch`: each stream's task and its events | `views` |
 //! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `commit`, `pool` |
 //! | `pool.rs` | the bot worker threads, one job per match in turn | — |
 //! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `play::finish` |
-//! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver` |
+//! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver`, `handoff` |
+//! | `handoff.rs` | a shared store: notices of matches in use, handed to the request holding them | — |
 //! | `hub.rs` | the state every request shares | `cache`, `admission` |
 //! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `stored`, the store |
 //! | `admission.rs` | the match limit, reserved before creation | — |

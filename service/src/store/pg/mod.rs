@@ -31,10 +31,11 @@
 //!
 //! * **Group commit.** Changes are queued at once and written in batches (`changes.rs`):
 //!   every change waiting when a batch starts (up to 256) goes into one
-//!   `UPDATE … FROM unnest(…)` statement, one transaction and one commit; two batches are in
-//!   flight at most, so what arrives while one commits forms the next. One request alone is
+//!   `UPDATE … FROM unnest(…)` statement, one transaction and one commit; four batches are in
+//!   flight at most, so what arrives while they commit forms the next. One request alone is
 //!   sent at once, as a batch of one. Loads and revalidations are batched alike
-//!   (`loads.rs`, one `SELECT … FROM unnest(…)`).
+//!   (`loads.rs`, one `SELECT … FROM unnest(…)`). Every pooled connection plans these
+//!   statements generically (`plan_cache_mode`), once.
 //! * **Appending.** A change of actions alone (the match stays active) appends them to the
 //!   row's `tail`: a few bytes written and logged whatever the history's length. A change
 //!   that ends the match, or whose move numbers cross a multiple of 128, rewrites `state`
@@ -139,6 +140,21 @@ impl PgStore {
             },
         );
         let pool = Pool::builder(manager)
+            .post_create(deadpool_postgres::Hook::async_fn(|client, _| {
+                Box::pin(async move {
+                    // The batch statements join their arrays to the table: planned once,
+                    // generically (an index lookup per element). Left to choose, PostgreSQL
+                    // plans each execution anew for its array's length, which cost more CPU
+                    // than the statement itself with a few changes a batch.
+                    if let Err(e) = client
+                        .batch_execute("SET plan_cache_mode = force_generic_plan")
+                        .await
+                    {
+                        tracing::debug!(error = %sql::pg_error(&e), "plan_cache_mode not set");
+                    }
+                    Ok(())
+                })
+            }))
             .max_size(pool_size.max(1))
             .runtime(Runtime::Tokio1)
             .wait_timeout(Some(Duration::from_secs(10)))
