@@ -57,14 +57,16 @@ pub(super) async fn act(
         let (live, moves, more) = match prepare_act(hub, &m, seat, &req) {
             Ok(prepared) => prepared,
             Err(e) if !refreshed => {
-                refreshed = true;
                 // The client has seen moves this copy lacks: another replica made them, and
-                // its notice brings them without a read if it comes soon.
+                // its notice brings them without a read if it comes soon. The request is then
+                // checked again (and the match read if the copy is still behind).
                 let behind =
                     matches!(e, ApiError::StaleMove { expected, actual } if expected > actual);
-                if !(behind && catch_up(hub, &mut m).await) {
-                    hub.cache.fresh(&mut m).await?;
+                if behind && catch_up(hub, &mut m).await {
+                    continue;
                 }
+                refreshed = true;
+                hub.cache.fresh(&mut m).await?;
                 continue;
             }
             Err(e) => return Err(e),
