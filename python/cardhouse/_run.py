@@ -211,10 +211,15 @@ class Run:
 def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None) -> Any:
     """The learning curve of a run directory: the training win rate against the opponent
     (per update, smoothed) and the evaluations' duplicate win rates with their 95% intervals,
-    over environment steps. Returns the matplotlib figure (saved to ``path`` if given)."""
+    over environment steps (with ``distil``: labelled decisions, and the training games are the
+    teacher's). Returns the matplotlib figure (saved to ``path`` if given)."""
     import matplotlib.pyplot as plt
 
     run = Path(run)
+    algo = "?"
+    if (run / "summary.json").is_file():
+        algo = json.loads((run / "summary.json").read_text())["config"]["algo"]
+    games = "the teacher's training games" if algo == "distil" else "training games"
     with open(run / "progress.csv") as f:
         prog = list(csv.DictReader(f))
     with open(run / "eval.csv") as f:
@@ -224,7 +229,7 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
     window = max(1, len(y) // 25)
     smooth = np.convolve(y, np.ones(window) / window, mode="valid")
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    ax.plot(x[window - 1 :], smooth, color="0.6", lw=1, label="training games (not duplicate)")
+    ax.plot(x[window - 1 :], smooth, color="0.6", lw=1, label=f"{games} (not duplicate)")
     for k, opp in enumerate(dict.fromkeys(r["opponent"] for r in ev)):
         rows = [r for r in ev if r["opponent"] == opp]
         ex = np.array([float(r["env_steps"]) for r in rows]) / 1e6
@@ -233,10 +238,8 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
         hi = np.array([float(r["win_rate_hi"]) for r in rows]) - wr
         ax.errorbar(ex, wr, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, color=f"C{k}", label=f"duplicate vs {opp}")
     ax.axhline(0.5, ls="--", color="0.3", lw=0.8)
-    ax.set(xlabel="environment steps (millions)", ylabel="win rate", ylim=(0, 1))
-    algo = "?"
-    if (run / "summary.json").is_file():
-        algo = json.loads((run / "summary.json").read_text())["config"]["algo"]
+    steps = "labelled decisions" if algo == "distil" else "environment steps"
+    ax.set(xlabel=f"{steps} (millions)", ylabel="win rate", ylim=(0, 1))
     title = {"dmc": "DMC", "ppo": "masked PPO", "distil": "IS-MCTS distillation"}.get(algo, algo)
     ax.set_title(f"{run.name}: {title}", fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
