@@ -541,6 +541,26 @@ impl AnyState {
         on_state!(self, s => crate::bots::choose(bot, s, seat, rng, stop))
     }
 
+    /// The root statistics of an ISMCTS search for `seat` (to act), from what `seat` knows
+    /// only: see [`crate::bots::ismcts::search_root`]. Draws from `rng` as the `ismcts` bot
+    /// of the same `config` does.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
+    /// [`crate::bots::ismcts::search_root`].
+    pub fn ismcts_root<R: Rng + ?Sized>(
+        &self,
+        config: &crate::bots::IsmctsConfig,
+        seat: usize,
+        rng: &mut R,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Vec<crate::bots::RootEdge>, Error> {
+        on_state!(self, s => {
+            crate::game::expect_turn(s, seat)?;
+            crate::bots::ismcts::search_root(s, seat, config, rng, stop)
+        })
+    }
+
     /// See [`State::deal_outcome`].
     #[must_use]
     pub fn deal_outcome(&self) -> Option<SeatValues> {

@@ -188,3 +188,68 @@ fn deal_outcomes_appear_between_deals_and_are_zero_sum() {
         );
     }
 }
+
+/// `ismcts_root` reports the search the `ismcts` bot makes: legal actions only, at most one
+/// visit per iteration, the bot's choice among the most visited, a forced move as one visit.
+#[test]
+fn ismcts_root_statistics_are_the_bots_search() {
+    let config = cardhouse::bots::IsmctsConfig {
+        iterations: 30,
+        ..Default::default()
+    };
+    let bot = BotKind::Ismcts(config.clone());
+    for game in games() {
+        decision_points(&game, 5, |state, seat| {
+            let edges = state
+                .ismcts_root(&config, seat, &mut SeededRng::new(4), &mut || false)
+                .expect("search");
+            let legal = state.legal_actions();
+            assert!(
+                edges.iter().all(|e| legal.contains(e.action)),
+                "{}",
+                game.name()
+            );
+            let visits: u32 = edges.iter().map(|e| e.visits).sum();
+            if legal.len() == 1 {
+                assert_eq!(
+                    (edges.len(), visits),
+                    (1, 1),
+                    "{}: a forced move",
+                    game.name()
+                );
+            } else {
+                assert!(
+                    (1..=30).contains(&visits),
+                    "{}: {visits} visits",
+                    game.name()
+                );
+            }
+            let most = edges.iter().map(|e| e.visits).max().expect("an edge");
+            let chosen = state
+                .bot_action(&bot, seat, &mut SeededRng::new(4), &mut || false)
+                .expect("bot");
+            let edge = edges
+                .iter()
+                .find(|e| e.action == chosen)
+                .expect("chosen edge");
+            assert_eq!(
+                edge.visits,
+                most,
+                "{}: the bot plays the most visited",
+                game.name()
+            );
+        });
+    }
+    let game = &games()[0];
+    let mut state = game.new_initial_state();
+    state.resolve_chance(&mut SeededRng::new(1)).expect("deal");
+    let Player::Seat(to_act) = state.current_player() else {
+        panic!("a seat is to act after the deal")
+    };
+    let other = (to_act + 1) % game.num_players();
+    let err = state.ismcts_root(&config, other, &mut SeededRng::new(1), &mut || false);
+    assert!(
+        matches!(err, Err(cardhouse::Error::WrongNode(_))),
+        "{err:?}"
+    );
+}

@@ -678,6 +678,26 @@ class VectorEnv:
         Raises:
             InvalidOptionError: an unknown bot, or a policy of another game.
         """
+    def search_visits(self, iterations: int | None = None) -> npt.NDArray[np.float32]:
+        """The visit counts of an IS-MCTS search (the ``ismcts`` bot's) for the seat to act in
+        every env, for training targets (expert iteration: a network learns to imitate the
+        search): a new float32 array ``(num_envs, num_distinct_actions)``, each row the root
+        visits of the legal actions the search tried (0 elsewhere; a forced move counts one
+        visit). The bot plays the row's most visited action. Searches run in Rust with the
+        GIL released, split over ``num_threads``.
+
+        Each search decides from the seat's knowledge only (over states resampled for it,
+        never the real hidden cards). Env ``i`` searches with a generator of its own, seeded
+        ``VectorEnv.bot_seed(seed, i, num_players + 1)`` and continued from call to call, so
+        the counts do not depend on ``num_threads``. The envs' games do not change.
+
+        Args:
+            iterations: determinizations per search, 1 to 1,000,000 (default: the game's, as
+                the ``ismcts`` bot).
+
+        Raises:
+            InvalidOptionError: ``iterations`` out of range.
+        """
     def state(self, index: int) -> State:
         """A copy of env ``index``'s current state (for inspection; changing it does not change
         the env).

@@ -213,3 +213,46 @@ def test_rollout_values_do_not_change_the_run() -> None:
     env = cardhouse.VectorEnv("jass", 2, 0, scope="deal")
     with pytest.raises(cardhouse.InvalidOptionError, match="unknown bot"):
         env.rollout_values("genius")
+
+
+@pytest.mark.parametrize("name", ["jass", "cribbage"])
+def test_search_visits_are_the_ismcts_bots_search(name: str) -> None:
+    seed, num_envs, iterations = 3, 4, 25
+    env = cardhouse.VectorEnv(name, num_envs, seed, scope="deal")  # self-play: no bot moved yet
+    game = env.game
+    _, masks, _ = env.reset()
+    before = [env.state(i).to_bytes() for i in range(num_envs)]
+    visits = env.search_visits(iterations)
+    assert visits.shape == (num_envs, env.num_distinct_actions) and visits.dtype == np.float32
+    assert [env.state(i).to_bytes() for i in range(num_envs)] == before, "envs unchanged"
+    assert not visits[~masks].any(), "visits on legal actions only"
+    for i in range(num_envs):
+        total = visits[i].sum()
+        assert total == 1 if masks[i].sum() == 1 else 1 <= total <= iterations
+        # The ismcts bot with the env's search generator plays a most visited action.
+        bot = bots.ismcts(
+            game, seed=cardhouse.VectorEnv.bot_seed(seed, i, game.num_players + 1),
+            iterations=iterations,
+        )
+        assert visits[i, bot.act(env.state(i))] == visits[i].max()
+
+
+def test_search_visits_do_not_depend_on_threads() -> None:
+    def run(threads: int) -> list[np.ndarray]:
+        env = cardhouse.VectorEnv(
+            "klaberjass", 6, 1, num_threads=threads, bots={1: "heuristic"}, scope="deal"
+        )
+        out = []
+        for _ in range(6):
+            v = env.search_visits(10)
+            out.append(v)
+            env.step(v.argmax(1))
+        return out
+
+    one, two = run(1), run(2)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two))
+    env = cardhouse.VectorEnv("klaberjass", 1, 1, scope="deal")
+    for bad in (0, 1_000_001, -1):
+        with pytest.raises(cardhouse.InvalidOptionError, match="iterations"):
+            env.search_visits(bad)
+    assert env.search_visits().sum() >= 1  # the game's default iterations

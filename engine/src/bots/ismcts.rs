@@ -68,7 +68,20 @@ struct Node {
     edges: Vec<Edge>,
 }
 
-/// The action ISMCTS chooses for `seat` (to act in `root`).
+/// What a search found for one action of the searching seat at the root ([`search_root`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RootEdge {
+    /// The action.
+    pub action: Action,
+    /// Iterations that took it (a move made without searching counts one).
+    pub visits: u32,
+    /// The sum of the searching seat's returns (unscaled) over those iterations (the mean
+    /// is `total_return / visits`); 0 without a search.
+    pub total_return: f64,
+}
+
+/// The action ISMCTS chooses for `seat` (to act in `root`): the root action visited most
+/// (ties to the higher total return) of [`search_root`].
 ///
 /// # Errors
 /// [`Error::ResampleFailed`] if no determinization could be drawn.
@@ -79,9 +92,45 @@ pub fn search<S: State, R: Rng + ?Sized>(
     rng: &mut R,
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<Action, Error> {
+    let edges = search_root(root, seat, config, rng, stop)?;
+    edges
+        .iter()
+        .max_by(|a, b| {
+            a.visits
+                .cmp(&b.visits)
+                .then(a.total_return.total_cmp(&b.total_return))
+        })
+        .map(|e| e.action)
+        .ok_or(Error::GameOver)
+}
+
+/// The root statistics of an ISMCTS search for `seat` (to act in `root`): one entry per
+/// root action the search tried, in the order it tried them, with its visits and total
+/// return; what a learner can imitate (the visit distribution) or regress. Without a search
+/// (a single legal action, or the heuristic's fallback when no determinization could be
+/// drawn) the one action played is reported with one visit and total return 0. The
+/// generator is drawn from exactly as [`search`] does.
+///
+/// # Errors
+/// [`Error::ResampleFailed`] if no determinization could be drawn;
+/// [`Error::GameOver`] if `seat` has no legal action.
+pub fn search_root<S: State, R: Rng + ?Sized>(
+    root: &S,
+    seat: usize,
+    config: &IsmctsConfig,
+    rng: &mut R,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Vec<RootEdge>, Error> {
+    let unsearched = |action: Action| {
+        vec![RootEdge {
+            action,
+            visits: 1,
+            total_return: 0.0,
+        }]
+    };
     let legal = root.legal_actions();
     if legal.len() <= 1 {
-        return legal.iter().next().ok_or(Error::GameOver);
+        return legal.iter().next().map(unsearched).ok_or(Error::GameOver);
     }
     let mut nodes = vec![Node::default()];
     let mut scale = 1.0f64;
@@ -101,7 +150,7 @@ pub fn search<S: State, R: Rng + ?Sized>(
             // if none succeeds at all, the heuristic decides.
             failures += 1;
             if searched == 0 && failures >= FAILURES_BEFORE_FALLBACK {
-                return root.heuristic_action(seat, rng);
+                return root.heuristic_action(seat, rng).map(unsearched);
             }
             continue;
         };
@@ -195,19 +244,20 @@ pub fn search<S: State, R: Rng + ?Sized>(
             e.total += returns.get(e.seat).copied().unwrap_or(0.0);
         }
     }
-    nodes[0]
+    let edges: Vec<RootEdge> = nodes[0]
         .edges
         .iter()
         .filter(|e| legal.contains(e.action))
-        .max_by(|a, b| a.visits.cmp(&b.visits).then(a.total.total_cmp(&b.total)))
-        .map(|e| e.action)
-        .or_else(|| legal.iter().next())
-        .ok_or(Error::GameOver)
-        .or_else(|e| {
-            if searched == 0 {
-                root.heuristic_action(seat, rng)
-            } else {
-                Err(e)
-            }
+        .map(|e| RootEdge {
+            action: e.action,
+            visits: e.visits,
+            total_return: e.total,
         })
+        .collect();
+    if edges.is_empty() {
+        // Every determinization failed (fewer than the fallback's count): the first legal
+        // action, as always.
+        return legal.iter().next().map(unsearched).ok_or(Error::GameOver);
+    }
+    Ok(edges)
 }

@@ -43,7 +43,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-pub use ismcts::IsmctsConfig;
+pub use ismcts::{IsmctsConfig, RootEdge};
 pub use policy::Policy;
 
 use crate::{Action, Error, Rng, State};

@@ -1,7 +1,7 @@
 //! The Rust side of `VectorEnv`: the envs, their generators, the bots on their seats, and the
 //! stepping (no Python here; the caller releases the GIL around every call).
 
-use cardhouse::bots::BotKind;
+use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
 
 /// SplitMix64 finalizer.
@@ -30,8 +30,9 @@ pub(crate) const fn bot_seed(seed: u64, index: u64, seat: u64) -> u64 {
 pub(crate) struct Env {
     pub(crate) state: AnyState,
     rng: SeededRng,
-    /// One generator per seat, used by the bot on that seat (if any), and one more (last)
-    /// for the heuristic's suggestions to the learner.
+    /// One generator per seat, used by the bot on that seat (if any), then one for the
+    /// heuristic's suggestions to the learner (index `players`) and one for the searches of
+    /// [`Core::search_visits`] (index `players + 1`).
     bot_rngs: Vec<SeededRng>,
     legal: ActionSet,
 }
@@ -132,7 +133,7 @@ impl Core {
         envs.extend((0..num_envs).map(|_| Env {
             state: initial.clone(),
             rng: SeededRng::new(0),
-            bot_rngs: vec![SeededRng::new(0); players + 1],
+            bot_rngs: vec![SeededRng::new(0); players + 2],
             legal: ActionSet::EMPTY,
         }));
         let mut core = Core {
@@ -275,15 +276,50 @@ impl Core {
         bot: &BotKind,
         out: &mut [f32],
     ) -> Result<(), EnvError> {
-        let a = self.dims.num_actions;
+        self.for_rows(out, |env, row| rollout_env(env, bot, row))
+    }
+
+    /// For every env, the root visit counts of an ISMCTS search (`config`) for the seat to
+    /// act there, from what that seat knows only, into its row of `out` (`num_actions`
+    /// values per env, 0 for actions not tried); a forced move counts one visit. Each env
+    /// searches with a generator of its own (the last of its bot generators), so the result
+    /// does not depend on the threads. The envs' games do not change.
+    pub(crate) fn search_visits(
+        &mut self,
+        config: &IsmctsConfig,
+        out: &mut [f32],
+    ) -> Result<(), EnvError> {
+        let players = self.dims.players;
+        self.for_rows(out, |env, row| {
+            row.fill(0.0);
+            let Player::Seat(seat) = env.state.current_player() else {
+                return Ok(());
+            };
+            let rng = &mut env.bot_rngs[players + 1];
+            for edge in env.state.ismcts_root(config, seat, rng, &mut || false)? {
+                if let Some(slot) = row.get_mut(edge.action as usize) {
+                    *slot = edge.visits as f32;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `f` on every env with its row of `out` (`out.len() / num_envs` values per env),
+    /// on `self.threads` scoped threads. Returns the first error in env order.
+    fn for_rows<F>(&mut self, out: &mut [f32], f: F) -> Result<(), EnvError>
+    where
+        F: Fn(&mut Env, &mut [f32]) -> Result<(), cardhouse::Error> + Sync,
+    {
+        let width = out.len() / self.envs.len().max(1);
         let per = self.envs.len().div_ceil(self.threads.max(1));
-        let run = |first: usize, chunk: &[Env], rows: &mut [f32]| -> Result<(), EnvError> {
-            for (j, (env, row)) in chunk.iter().zip(rows.chunks_mut(a)).enumerate() {
-                rollout_env(env, bot, row).map_err(|e| (first + j, e))?;
+        let run = |first: usize, chunk: &mut [Env], rows: &mut [f32]| -> Result<(), EnvError> {
+            for (j, (env, row)) in chunk.iter_mut().zip(rows.chunks_mut(width)).enumerate() {
+                f(env, row).map_err(|e| (first + j, e))?;
             }
             Ok(())
         };
-        let mut ranges = self.envs.chunks(per).zip(out.chunks_mut(per * a));
+        let mut ranges = self.envs.chunks_mut(per).zip(out.chunks_mut(per * width));
         let Some((own, own_rows)) = ranges.next() else {
             return Ok(());
         };

@@ -2,7 +2,7 @@
 
 mod core;
 
-use cardhouse::bots::BotKind;
+use cardhouse::bots::{BotKind, IsmctsConfig};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -323,6 +323,56 @@ impl PyVectorEnv {
         numpy::ndarray::Array2::from_shape_vec((n, a), values)
             .map(|arr| PyArray2::from_owned_array(py, arr))
             .map_err(|e| new_err(Kind::Cardhouse, format!("rollout values: {e}")))
+    }
+
+    /// The visit counts of an IS-MCTS search (the ``ismcts`` bot's) for the seat to act in
+    /// every env, for training targets (expert iteration: a network learns to imitate the
+    /// search): a new float32 array ``(num_envs, num_distinct_actions)``, each row the root
+    /// visits of the legal actions the search tried (0 elsewhere; a forced move counts one
+    /// visit). The bot plays the row's most visited action. Searches run in Rust with the
+    /// GIL released, split over ``num_threads``.
+    ///
+    /// Each search decides from the seat's knowledge only (over states resampled for it,
+    /// never the real hidden cards). Env ``i`` searches with a generator of its own, seeded
+    /// ``VectorEnv.bot_seed(seed, i, num_players + 1)`` and continued from call to call, so
+    /// the counts do not depend on ``num_threads``. The envs' games do not change.
+    ///
+    /// Args:
+    ///     iterations: determinizations per search, 1 to 1,000,000 (default: the game's, as
+    ///         the ``ismcts`` bot).
+    ///
+    /// Raises:
+    ///     InvalidOptionError: ``iterations`` out of range.
+    #[pyo3(signature = (iterations = None))]
+    fn search_visits<'py>(
+        &mut self,
+        py: Python<'py>,
+        iterations: Option<I64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let iterations = match iterations {
+            None => 0,
+            Some(I64(n)) => u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=1_000_000).contains(n))
+                .ok_or_else(|| {
+                    new_err(
+                        Kind::InvalidOption,
+                        format!("iterations={n}: give 1 to 1000000 (or None for the game's)"),
+                    )
+                })?,
+        };
+        let config = IsmctsConfig {
+            iterations,
+            ..IsmctsConfig::default()
+        };
+        let (n, a) = (self.core.envs.len(), self.core.dims.num_actions);
+        let mut visits = vec![0.0f32; n * a];
+        let core = &mut self.core;
+        py.detach(|| core.search_visits(&config, &mut visits))
+            .map_err(env_error)?;
+        numpy::ndarray::Array2::from_shape_vec((n, a), visits)
+            .map(|arr| PyArray2::from_owned_array(py, arr))
+            .map_err(|e| new_err(Kind::Cardhouse, format!("search visits: {e}")))
     }
 
     /// A copy of env ``index``'s current state (for inspection; changing it does not change

@@ -1,0 +1,187 @@
+"""Expert iteration by distillation (``--algo distil`` of :mod:`cardhouse.train`): IS-MCTS is the
+teacher, the MLP the student.
+
+At every decision collected, :meth:`cardhouse.VectorEnv.search_visits` runs the engine's
+IS-MCTS (``ismcts:N``, ``N = teacher_iterations``) for the seat to act, in Rust with the GIL
+released, over states resampled for that seat (never the real hidden cards); the visit counts,
+normalised, are the label, and the teacher's most visited move is played, so the data are the
+teacher's own games against the opponent. The rows (observation, legal mask, the heuristic's
+move as the hint input, the label) go to a replay buffer, and after each collection the network
+takes ``replay`` times as many rows as were collected, in minibatches drawn uniformly from the
+buffer, minimising the cross-entropy between its masked softmax and the visit distribution.
+The student then plays greedily from its seat's observation alone, in microseconds a move
+instead of the search's milliseconds.
+
+Against a bot, the learner takes every side in turn, as a duplicate set seats it: one
+:class:`cardhouse.VectorEnv` per side (in Jass, where the same seat deals every one-deal game,
+a learner on side 0 alone would never choose trumps).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+import cardhouse
+
+from ._agent import Agent, sides
+from ._run import Run
+
+if TYPE_CHECKING:
+    from .train import Config
+
+__all__ = ["train_distil"]
+
+
+def side_seats(game: cardhouse.Game, opponent: str) -> list[list[int]]:
+    """The learner's seats in each env: every seat in self-play, else one list per side (seats
+    ``s`` and ``s + 2`` with four players, one seat otherwise)."""
+    players = game.num_players
+    if opponent == "self":
+        return [list(range(players))]
+    n = sides(players)
+    return [[s for s in range(players) if s % n == side] for side in range(n)]
+
+
+class _Buffer:
+    """A ring buffer of labelled decisions (preallocated; the oldest rows are overwritten)."""
+
+    def __init__(self, capacity: int, obs_len: int, num_actions: int) -> None:
+        self.obs = torch.zeros((capacity, obs_len))
+        self.mask = torch.zeros((capacity, num_actions), dtype=torch.bool)
+        self.hint = torch.zeros(capacity, dtype=torch.long)
+        self.target = torch.zeros((capacity, num_actions))
+        self.capacity = capacity
+        self.size = 0
+        self.next = 0
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, hint: np.ndarray, target: np.ndarray) -> None:
+        n = len(obs)
+        idx = (self.next + np.arange(n)) % self.capacity
+        t = torch.from_numpy(idx)
+        self.obs[t] = torch.from_numpy(obs)
+        self.mask[t] = torch.from_numpy(mask)
+        self.hint[t] = torch.from_numpy(hint.astype(np.int64))
+        self.target[t] = torch.from_numpy(target)
+        self.next = int((self.next + n) % self.capacity)
+        self.size = min(self.size + n, self.capacity)
+
+
+def _labels(visits: np.ndarray) -> np.ndarray:
+    """Visit counts as probabilities (rows without any visit stay 0)."""
+    total = visits.sum(axis=1, keepdims=True)
+    return np.asarray(visits / np.maximum(total, 1.0), dtype=np.float32)
+
+
+def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
+    """Runs expert iteration (IS-MCTS distilled into the MLP) as ``config`` says; returns the
+    run's summary."""
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.torch_threads)
+    rng = np.random.default_rng(config.seed)
+    game = cardhouse.new_game(config.game, **config.options)
+    players = game.num_players
+    envs = []
+    seat_sets = side_seats(game, config.opponent)
+    for k, seats in enumerate(seat_sets):
+        bots = {s: config.opponent for s in range(players) if s not in seats}
+        envs.append(
+            cardhouse.VectorEnv(
+                config.game,
+                config.num_envs,
+                config.seed + k,
+                num_threads=config.env_threads,
+                bots=bots,
+                hints=config.hint,
+                **config.options,
+            )
+        )
+    obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
+    # The hint bonus starts at 0 and is learned with the rest.
+    agent = Agent(obs_len, num_actions, config.hidden, 0.0 if config.hint else None)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
+    buffer = _Buffer(config.buffer, obs_len, num_actions)
+    iterations = config.teacher_iterations or None
+    teacher = f"ismcts:{iterations}" if iterations else "ismcts"
+    run = Run(config, game, log, f"distilled from {teacher}")
+    clock = run.clock
+    current = [env.reset() for env in envs]
+    steps = updates = 0
+    log(f"{config.game} vs {config.opponent}: IS-MCTS ({teacher}) distilled, {len(envs)} x "
+        f"{config.num_envs} envs x {config.steps} steps, learner seats {seat_sets}, "
+        f"{sum(p.numel() for p in agent.parameters())} parameters")
+    while run.running(steps):
+        # --- collect: the teacher labels and plays ---
+        finished: list[np.ndarray] = []
+        fresh_hits, fresh_hints, fresh_rows = 0.0, 0.0, 0
+        fresh: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]] = []
+        for _ in range(config.steps):
+            for k, env in enumerate(envs):
+                obs, mask, _ = current[k]
+                t0 = time.perf_counter()
+                visits = env.search_visits(iterations)
+                t1 = time.perf_counter()
+                hint = env.heuristic_actions if config.hint else np.zeros(len(obs), np.int32)
+                labels = _labels(visits)
+                buffer.add(obs, mask, hint, labels)
+                fresh.append(
+                    (
+                        torch.from_numpy(obs.copy()),
+                        torch.from_numpy(mask.copy()),
+                        torch.from_numpy(hint.astype(np.int64)),
+                        torch.from_numpy(visits.argmax(1)),
+                    )
+                )
+                t2 = time.perf_counter()
+                obs, mask, player, rewards, dones = env.step(visits.argmax(1))
+                current[k] = (obs, mask, player)
+                if dones.any():
+                    finished.append(rewards[dones][:, seat_sets[k][0]].copy())
+                clock["engine"] += (t1 - t0) + (time.perf_counter() - t2)
+                clock["policy"] += t2 - t1
+                steps += len(obs)
+        # --- how well the student predicts the new labels, before learning them ---
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            for o, m, h, best in fresh:
+                logits, _ = agent(o, m, h if config.hint else None)
+                fresh_hits += float((logits.argmax(1) == best).sum())
+                fresh_hints += float((h == best).sum())
+                fresh_rows += len(best)
+        # --- update: cross-entropy to the visit distributions, minibatches from the buffer ---
+        frac = run.lr_fraction(steps)
+        for g in optimizer.param_groups:
+            g["lr"] = config.lr * frac
+        batches = max(1, int(config.replay * fresh_rows / config.batch_size))
+        losses = []
+        for _ in range(batches):
+            idx = torch.from_numpy(rng.integers(0, buffer.size, config.batch_size))
+            logits, _ = agent(
+                buffer.obs[idx], buffer.mask[idx], buffer.hint[idx] if config.hint else None
+            )
+            # Cross-entropy to the visit distribution (illegal actions have target 0).
+            loss = nn.functional.cross_entropy(logits, buffer.target[idx])
+            optimizer.zero_grad()
+            torch.autograd.backward(loss)
+            nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+        clock["update"] += time.perf_counter() - t0
+        updates += 1
+        run.log_update(
+            agent,
+            updates,
+            steps,
+            finished,
+            {
+                "cross_entropy": float(np.mean(losses)),
+                "student_matches_teacher": fresh_hits / max(fresh_rows, 1),
+                "heuristic_matches_teacher": fresh_hints / max(fresh_rows, 1),
+            },
+        )
+        run.maybe_evaluate(agent, steps, updates)
+    return run.finish(agent, steps, updates, labels=steps, teacher=teacher)
