@@ -89,16 +89,7 @@ pub(crate) async fn write(db: Db, batch: Vec<Pending>) {
 
 /// The statement of `batch`; the ids it wrote.
 async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<String>, String> {
-    let fail = |what: String| format!("PostgreSQL: {what}");
-    let client = db
-        .pool
-        .get()
-        .await
-        .map_err(|e| fail(format!("no connection: {e}")))?;
-    let stmt = client
-        .prepare_cached(UPDATE_MANY)
-        .await
-        .map_err(|e| fail(pg_error(&e)))?;
+    let (client, stmt) = db.prepared(UPDATE_MANY).await?;
     let ids: Vec<&str> = batch.iter().map(|p| p.id.as_str()).collect();
     let versions: Vec<i64> = batch.iter().map(|p| as_i64(p.version)).collect();
     let states: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.state.as_deref()).collect();
@@ -121,7 +112,7 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
             ],
         )
         .await
-        .map_err(|e| fail(pg_error(&e)))?;
+        .map_err(|e| format!("PostgreSQL: {}", pg_error(&e)))?;
     Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
 }
 

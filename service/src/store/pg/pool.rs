@@ -68,20 +68,32 @@ impl Db {
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<u64, CommitError> {
-        let fail = |what: String| CommitError::Failed(format!("PostgreSQL: {what}"));
+        let (client, stmt) = self.prepared(sql).await.map_err(CommitError::Failed)?;
+        client
+            .execute(&stmt, params)
+            .await
+            .map_err(|e| CommitError::Failed(format!("PostgreSQL: {}", pg_error(&e))))
+    }
+
+    /// A pooled connection and `sql` prepared on it, for a write (not retried).
+    ///
+    /// # Errors
+    /// No connection, or the statement does not prepare: the message, for
+    /// [`CommitError::Failed`].
+    pub(crate) async fn prepared(
+        &self,
+        sql: &str,
+    ) -> Result<(deadpool_postgres::Object, tokio_postgres::Statement), String> {
         let client = self
             .pool
             .get()
             .await
-            .map_err(|e| fail(format!("no connection: {e}")))?;
+            .map_err(|e| format!("PostgreSQL: no connection: {e}"))?;
         let stmt = client
             .prepare_cached(sql)
             .await
-            .map_err(|e| fail(pg_error(&e)))?;
-        client
-            .execute(&stmt, params)
-            .await
-            .map_err(|e| fail(pg_error(&e)))
+            .map_err(|e| format!("PostgreSQL: {}", pg_error(&e)))?;
+        Ok((client, stmt))
     }
 
     /// Inserts a new match (version 0) if fewer than `max_matches` exist.
