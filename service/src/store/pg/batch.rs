@@ -33,6 +33,18 @@ impl<T> Clone for Batcher<T> {
     }
 }
 
+/// A batch's items counted as finished when it is dropped: after the batch ran, or if its
+/// task panicked (whose items' answers are then dropped, which their callers see), so that
+/// [`Batcher::drain`] never waits for a batch that will not end.
+struct Done(Arc<(AtomicUsize, Notify)>, usize);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.0.0.fetch_sub(self.1, Ordering::AcqRel);
+        self.0.1.notify_waiters();
+    }
+}
+
 impl<T: Send + 'static> Batcher<T> {
     /// Starts the dispatching task: batches of at most `max_batch` items, at most
     /// `in_flight` of them running at once, each run by `run` (which answers every item).
@@ -62,14 +74,12 @@ impl<T: Send + 'static> Batcher<T> {
                         Err(_) => break,
                     }
                 }
-                let n = batch.len();
+                let done = Done(Arc::clone(&finished), batch.len());
                 let work = run(batch);
-                let finished = Arc::clone(&finished);
                 tokio::spawn(async move {
                     work.await;
                     drop(permit);
-                    finished.0.fetch_sub(n, Ordering::AcqRel);
-                    finished.1.notify_waiters();
+                    drop(done);
                 });
             }
         });
