@@ -153,9 +153,7 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
                 fresh_hints += float((h == best).sum())
                 fresh_rows += len(best)
         # --- update: cross-entropy to the visit distributions, minibatches from the buffer ---
-        frac = run.lr_fraction(steps)
-        for g in optimizer.param_groups:
-            g["lr"] = config.lr * frac
+        run.decay_lr(optimizer, steps)
         batches = max(1, int(config.replay * fresh_rows / config.batch_size))
         losses = []
         for _ in range(batches):

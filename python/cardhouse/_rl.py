@@ -14,7 +14,7 @@ from torch import nn
 import cardhouse
 
 from ._agent import Agent, learner_seats, sides
-from ._run import Run
+from ._run import Run, minibatches
 
 if TYPE_CHECKING:
     from .train import Config
@@ -143,35 +143,29 @@ def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
             run.maybe_evaluate(agent, steps, updates)
             continue
         # --- update ---
-        frac = run.lr_fraction(steps)
-        for g in optimizer.param_groups:
-            g["lr"] = config.lr * frac
+        run.decay_lr(optimizer, steps)
         f_obs, f_mask = b_obs.reshape(T * N, obs_len), b_mask.reshape(T * N, num_actions)
         f_act, f_logp = b_act.reshape(-1), b_logp.reshape(-1)
         f_hint = b_hint.reshape(-1)
         f_adv, f_ret = torch.from_numpy(adv.reshape(-1)), torch.from_numpy(ret.reshape(-1))
-        size = T * N // config.minibatches
         stats = []
-        for _ in range(config.epochs):
-            order = torch.from_numpy(rng.permutation(T * N))
-            for k in range(config.minibatches):
-                idx = order[k * size : (k + 1) * size]
-                logits, value = agent(f_obs[idx], f_mask[idx], f_hint[idx] if config.hint else None)
-                logp_all = torch.log_softmax(logits, dim=-1)
-                logp = logp_all.gather(1, f_act[idx, None]).squeeze(1)
-                ratio = torch.exp(logp - f_logp[idx])
-                a = f_adv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip, 1 + config.clip)).mean()
-                v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
-                p = logp_all.exp()
-                entropy = -(p * logp_all.clamp(min=-1e4)).sum(-1).mean()
-                loss = pg_loss + config.vf_coef * v_loss - config.ent_coef * entropy
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
-                optimizer.step()
-                stats.append((pg_loss.item(), v_loss.item(), entropy.item()))
+        for idx in minibatches(rng, T * N, config.minibatches, config.epochs):
+            logits, value = agent(f_obs[idx], f_mask[idx], f_hint[idx] if config.hint else None)
+            logp_all = torch.log_softmax(logits, dim=-1)
+            logp = logp_all.gather(1, f_act[idx, None]).squeeze(1)
+            ratio = torch.exp(logp - f_logp[idx])
+            a = f_adv[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8)
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip, 1 + config.clip)).mean()
+            v_loss = 0.5 * ((value - f_ret[idx]) ** 2).mean()
+            p = logp_all.exp()
+            entropy = -(p * logp_all.clamp(min=-1e4)).sum(-1).mean()
+            loss = pg_loss + config.vf_coef * v_loss - config.ent_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
+            optimizer.step()
+            stats.append((pg_loss.item(), v_loss.item(), entropy.item()))
         clock["update"] += time.perf_counter() - t0
         updates += 1
         s = np.mean(stats, axis=0)
@@ -240,27 +234,21 @@ def _dmc_update(
     """Deep Monte-Carlo: the policy head's outputs regress the rollout returns of every legal
     action (mean squared error over the legal entries). Returns the mean loss."""
     T, N, A = targets.shape
-    frac = run.lr_fraction(steps)
-    for g in optimizer.param_groups:
-        g["lr"] = config.lr * frac
+    run.decay_lr(optimizer, steps)
     f_obs, f_mask, f_target = obs.reshape(T * N, -1), mask.reshape(T * N, A), targets.reshape(T * N, A)
     f_hint = hint.reshape(T * N)
-    size = T * N // config.minibatches
     losses = []
-    for _ in range(config.epochs):
-        order = torch.from_numpy(rng.permutation(T * N))
-        for k in range(config.minibatches):
-            idx = order[k * size : (k + 1) * size]
-            x = agent.first(f_obs[idx])
-            if agent.hint_embedding is not None:
-                x = x + agent.hint_embedding(f_hint[idx])
-            q = agent.actor(torch.relu(agent.second(torch.relu(x))))
-            m = f_mask[idx].float()
-            loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
-            optimizer.step()
-            losses.append(loss.item())
+    for idx in minibatches(rng, T * N, config.minibatches, config.epochs):
+        x = agent.first(f_obs[idx])
+        if agent.hint_embedding is not None:
+            x = x + agent.hint_embedding(f_hint[idx])
+        q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+        m = f_mask[idx].float()
+        loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
+        optimizer.step()
+        losses.append(loss.item())
     run.clock["update"] += time.perf_counter() - t0
     return float(np.mean(losses))

@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -112,6 +112,12 @@ class Run:
         if self.config.max_steps:
             frac = min(frac, max(0.0, 1.0 - steps / float(self.config.max_steps)))
         return frac
+
+    def decay_lr(self, optimizer: torch.optim.Optimizer, steps: int) -> None:
+        """Sets ``optimizer``'s learning rate to ``config.lr`` times :meth:`lr_fraction`."""
+        frac = self.lr_fraction(steps)
+        for g in optimizer.param_groups:
+            g["lr"] = self.config.lr * frac
 
     def log_update(
         self,
@@ -247,3 +253,13 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
     if path is not None:
         fig.savefig(path, dpi=60)
     return fig
+
+
+def minibatches(rng: np.random.Generator, rows: int, minibatches: int, epochs: int) -> Iterator[torch.Tensor]:
+    """The row indices of each minibatch: ``epochs`` shuffles of ``rows`` rows, each cut into
+    ``minibatches`` equal parts (the remainder left out)."""
+    size = rows // minibatches
+    for _ in range(epochs):
+        order = torch.from_numpy(rng.permutation(rows))
+        for k in range(minibatches):
+            yield order[k * size : (k + 1) * size]
