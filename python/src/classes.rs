@@ -3,7 +3,7 @@
 //! makes states, a state tells its game), so their types live here, below both: their
 //! methods are in `game.rs` and `state.rs`, which build these types.
 
-use cardhouse::{AnyGame, AnyState};
+use cardhouse::{ActionSet, AnyGame, AnyState};
 use pyo3::prelude::*;
 
 /// A game with validated options: fixed sizes and the factory of initial states.
@@ -38,13 +38,24 @@ pub struct PyGame {
 /// Two states are ``==`` when they are the same position of the same game with the same
 /// history; states are mutable, so they are not hashable.
 #[pyclass(module = "cardhouse", name = "State", eq)]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PyState {
     pub(crate) state: AnyState,
     /// Cached from the game: size of the player action space.
     pub(crate) space: usize,
     /// Cached from the game: number of seats.
     pub(crate) players: usize,
+    /// The legal actions last returned by `legal_actions`, kept until the state changes:
+    /// `apply` of one of them needs no second legality check (the loop every OpenSpiel
+    /// user writes asks for the list, then applies a member of it).
+    pub(crate) legal: Option<ActionSet>,
+}
+
+/// Two states are equal when their positions are (the cached legal set is not compared).
+impl PartialEq for PyState {
+    fn eq(&self, other: &PyState) -> bool {
+        self.state == other.state
+    }
 }
 
 impl PyState {
@@ -54,6 +65,7 @@ impl PyState {
             space: game.num_distinct_actions(),
             players: game.num_players(),
             state,
+            legal: None,
         }
     }
 }

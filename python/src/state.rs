@@ -70,6 +70,7 @@ impl PyState {
     ///     IllegalActionError: this is not a chance node.
     fn apply_random_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let source = RngSource::extract(seed)?;
+        self.legal = None;
         let state = &mut self.state;
         source.run(|r| state.apply_random_chance(r)).py()
     }
@@ -84,14 +85,17 @@ impl PyState {
     ///         state is unchanged.
     fn resolve_chance(&mut self, seed: &Bound<'_, PyAny>) -> PyResult<()> {
         let source = RngSource::extract(seed)?;
+        self.legal = None;
         let state = &mut self.state;
         source.run(|r| state.resolve_chance(r)).py()
     }
 
     /// The legal actions of the seat to act (or the chance outcomes at a chance node), as an
     /// ascending list of ids; empty when the game is over.
-    fn legal_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.state.legal_actions().iter())
+    fn legal_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let legal = self.state.legal_actions();
+        self.legal = Some(legal);
+        PyList::new(py, legal.iter())
     }
 
     /// A boolean mask of length ``Game.num_distinct_actions`` (``max_chance_outcomes`` at a
@@ -107,7 +111,16 @@ impl PyState {
     ///         forbids it), does not exist, or the game is over. The state is unchanged.
     fn apply(&mut self, action: I64) -> PyResult<()> {
         let a = crate::convert::action(action.0, self.space)?;
-        self.state.apply(a).py()
+        // A member of the set `legal_actions` returned for this very position is legal:
+        // applied without checking it again. Anything else is checked (and refused with
+        // the rule's reason, the state unchanged).
+        match self.legal.take() {
+            Some(legal) if legal.contains(a) => {
+                self.state.apply_unchecked(a);
+                Ok(())
+            }
+            _ => self.state.apply(a).py(),
+        }
     }
 
     /// The text form of ``action`` at this state, e.g. ``"play UR"`` or ``"trump roses"``

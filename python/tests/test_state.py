@@ -63,6 +63,54 @@ def test_seeds_reproduce(name: str, options: dict[str, Any]) -> None:
     assert run(11) != run(12)
 
 
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_apply_after_legal_actions_is_still_checked(name: str, options: dict[str, Any]) -> None:
+    """``apply`` of a member of the list ``legal_actions`` just returned skips the second
+    legality check; anything else, or the same list after the state moved on, is checked."""
+    game = cardhouse.new_game(name, **options)
+    rng = cardhouse.Rng(5)
+    checked = game.new_initial_state()
+    fast = game.new_initial_state()
+    checked.resolve_chance(1)
+    fast.resolve_chance(1)
+    refused = 0
+    while not fast.is_terminal():
+        legal = fast.legal_actions()
+        illegal = [a for a in range(game.num_distinct_actions) if a not in legal]
+        if illegal and not fast.is_chance_node():
+            # Not in the set just returned: refused with the rule's reason, nothing changed.
+            before = fast.to_bytes()
+            with pytest.raises(cardhouse.IllegalActionError):
+                fast.apply(illegal[rng.below(len(illegal))])
+            assert fast.to_bytes() == before
+            refused += 1
+            legal = fast.legal_actions()
+        a = legal[rng.below(len(legal))]
+        fast.apply(a)
+        checked.apply(a)
+        assert fast == checked
+        # The old list no longer describes the state: a member of it that is illegal now
+        # (the card just played) is refused.
+        if not fast.is_terminal() and not fast.is_chance_node():
+            if a not in fast.legal_actions():
+                with pytest.raises(cardhouse.IllegalActionError):
+                    fast.apply(a)
+    assert refused > 0
+    assert fast.to_bytes() == checked.to_bytes()
+
+
+def test_a_clone_or_a_chance_move_keeps_no_stale_legal_list() -> None:
+    state = cardhouse.new_game("cribbage", players=2, scope="deal").new_initial_state()
+    state.resolve_chance(3)
+    legal = state.legal_actions()
+    copy_ = state.clone()
+    copy_.apply(legal[0])
+    with pytest.raises(cardhouse.IllegalActionError):
+        copy_.apply(legal[0])  # the card was discarded; the clone's list is stale
+    state.apply(legal[0])
+    assert state == copy_
+
+
 def test_every_kind_of_seed_is_accepted() -> None:
     game = cardhouse.new_game("jass", scope="deal")
     histories = []
