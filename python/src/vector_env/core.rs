@@ -432,8 +432,8 @@ fn reset_env(game: &AnyGame, env: &mut Env) {
 fn write_env(sh: Shared<'_>, env: &mut Env, i: usize, out: &mut Out<'_>) {
     let dims = sh.dims;
     let state = &env.state;
-    let legal = state.legal_actions();
-    env.legal = legal;
+    env.legal = state.legal_actions();
+    let legal = &env.legal;
     let obs = &mut out.obs[i * dims.obs_len..(i + 1) * dims.obs_len];
     let mask = &mut out.mask[i * dims.num_actions..(i + 1) * dims.num_actions];
     mask.fill(false);
@@ -441,11 +441,11 @@ fn write_env(sh: Shared<'_>, env: &mut Env, i: usize, out: &mut Out<'_>) {
     let player = state.current_player();
     match player {
         Player::Seat(seat) => {
-            for a in legal.iter() {
+            legal.for_each(|a| {
                 if let Some(slot) = mask.get_mut(a as usize) {
                     *slot = true;
                 }
-            }
+            });
             // Cannot fail: the seat exists and the buffer has the game's length.
             if state.write_observation(seat, obs).is_err() {
                 obs.fill(0.0);
