@@ -251,3 +251,41 @@ async fn a_row_of_schema_version_1_reads_as_before() {
     assert_eq!((loaded.version, &loaded.stored.state), (5, &after.state));
     store.close().await;
 }
+
+/// The batch statements reach `matches` through its primary key even on a new, empty table
+/// that was never analyzed, under the generic plans the store's connections use: a plan that
+/// scans the whole table would be kept by every pooled connection as the table grows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_statements_use_the_primary_key_on_a_new_table() {
+    use cardhouse_server::store::pg::sql::{LOAD_MANY, UPDATE_MANY};
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = PgStore::open(&db.url, 1, false).await.expect("the store");
+    let client = db.client().await;
+    client
+        .batch_execute("SET plan_cache_mode = force_generic_plan")
+        .await
+        .unwrap();
+    for (name, sql, params) in [
+        ("load_many", LOAD_MANY, 2),
+        ("update_many", UPDATE_MANY, 10),
+    ] {
+        client
+            .batch_execute(&format!("PREPARE {name} AS {sql}"))
+            .await
+            .expect("prepare");
+        let nulls = vec!["NULL"; params].join(", ");
+        let plan: Vec<String> = client
+            .query(&format!("EXPLAIN EXECUTE {name}({nulls})"), &[])
+            .await
+            .expect("explain")
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let plan = plan.join("\n");
+        assert!(plan.contains("matches_pkey"), "{name}:\n{plan}");
+        assert!(!plan.contains("Seq Scan on matches"), "{name}:\n{plan}");
+    }
+    store.close().await;
+}

@@ -80,7 +80,9 @@ mod loads;
 mod notices;
 mod pool;
 mod schema;
-mod sql;
+/// The statements (public for the tests that check their plans).
+#[doc(hidden)]
+pub mod sql;
 pub mod tls;
 
 use std::sync::Mutex;

@@ -10,16 +10,25 @@ pub(crate) const ACTIVE: i32 = 1;
 /// `pb::MatchStatus::Aborted`.
 pub(crate) const ABORTED: i32 = 4;
 
+// The two batch statements below join an array (`unnest`) with `matches` and also say
+// `m.id = ANY($1)`: that condition is an index condition on the primary key, so the rows of
+// `matches` are reached through the index whatever the planner knows. Without it, a plan made
+// while the table is small or was never analyzed (a new database: every pooled connection
+// prepares its statements at its first use, and keeps the generic plan) joins by hashing the
+// array and scanning the whole table, at a cost that grows with the table until an ANALYZE
+// makes PostgreSQL plan again. `service/tests/pg_batches.rs` checks both plans on an empty
+// table.
+
 /// Matches `$1[i]` each unless its version is `$2[i]` (then its version only), with the
 /// index `i` (from 1): the loads of one batch, in one round trip. Absent matches give no row.
 /// A match is its `state` with the actions of its `tail` appended (see [`UPDATE_MANY`]).
-pub(crate) const LOAD_MANY: &str = "SELECT r.i, m.version, \
+pub const LOAD_MANY: &str = "SELECT r.i, m.version, \
                     CASE WHEN m.version <> r.known THEN m.header END, \
                     CASE WHEN m.version <> r.known THEN m.state END, \
                     CASE WHEN m.version <> r.known THEN m.tail END, \
                     m.status, m.resigned_seat, m.ended_at_ms \
                     FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(id, known, i) \
-                    JOIN matches m ON m.id = r.id";
+                    JOIN matches m ON m.id = r.id WHERE m.id = ANY($1)";
 pub(crate) const VERSIONS: &str = "SELECT id, version FROM matches WHERE id = ANY($1)";
 pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 WHERE id = 1 AND n < $10 \
                       RETURNING n) \
@@ -31,7 +40,7 @@ pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 
 /// a state (`$3[i]`, a snapshot) replaces `state` and empties `tail`; one without appends its
 /// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. Returns the ids written (the others met
 /// another version, or no match).
-pub(crate) const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state, m.state), \
+pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state, m.state), \
                       tail = CASE WHEN c.state IS NULL THEN m.tail || c.tail ELSE c.tail END, \
                       version = m.version + 1, move_number = c.move_number, status = c.status, \
                       resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
@@ -41,7 +50,7 @@ pub(crate) const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c
                       $10::bool[]) \
                       AS c(id, version, state, tail, move_number, status, resigned_seat, \
                       ended_at_ms, touched_ms, driving) \
-                      WHERE m.id = c.id AND m.version = c.version \
+                      WHERE m.id = ANY($1) AND m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
                        version = version + 1, touched_ms = $1, driving = false \
