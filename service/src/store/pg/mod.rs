@@ -337,7 +337,7 @@ impl SharedStore for PgStore {
         Box::pin(async move {
             let rows = self
                 .db
-                .read(STALLED, &[&as_i64(before_ms), &ACTIVE])
+                .read_seldom(STALLED, &[&as_i64(before_ms), &ACTIVE])
                 .await?;
             Ok(rows.iter().map(|r| r.get(0)).collect())
         })
@@ -362,7 +362,7 @@ impl SharedStore for PgStore {
             let limit = as_i64(limit as u64);
             let rows = self
                 .db
-                .read(LIST, &[&after, &limit, &include_ended])
+                .read_seldom(LIST, &[&after, &limit, &include_ended])
                 .await?;
             Ok(rows
                 .iter()

@@ -35,21 +35,49 @@ impl Db {
             .map_err(|e| failed(format!("no connection: {e}")))
     }
 
-    /// Runs a read; once more on a fresh connection if the pooled one turned out closed (the
-    /// database restarted, or an operator ended the session). Writes are never retried:
-    /// their outcome would be unknown.
+    /// Runs a read of the hot path, prepared once per connection (and its plan kept: see
+    /// [`crate::store::pg::sql`] on why such a statement must reach rows by their key);
+    /// once more on a fresh connection if the pooled one turned out closed (the database
+    /// restarted, or an operator ended the session). Writes are never retried: their outcome
+    /// would be unknown.
     pub(crate) async fn read(
         &self,
         sql: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        self.read_as(sql, params, true).await
+    }
+
+    /// [`Db::read`] for a statement run now and then (a periodic scan, an operator's
+    /// listing): planned anew at each run for the table as it is then. A plan kept from a
+    /// connection's first use, when the table may have been empty, would scan the whole
+    /// table for ever after (until an ANALYZE) where an index serves.
+    pub(crate) async fn read_seldom(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        self.read_as(sql, params, false).await
+    }
+
+    async fn read_as(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+        keep: bool,
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let client = self.client().await?;
-            let result = match client.prepare_cached(sql).await {
-                Ok(stmt) => client.query(&stmt, params).await,
-                Err(e) => Err(e),
+            let result = if keep {
+                match client.prepare_cached(sql).await {
+                    Ok(stmt) => client.query(&stmt, params).await,
+                    Err(e) => Err(e),
+                }
+            } else {
+                // An unnamed statement: parsed and planned for this run only.
+                client.query(sql, params).await
             };
             match result {
                 Ok(rows) => return Ok(rows),
