@@ -4,6 +4,7 @@
 use super::{
     Announcement, DealResult, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP,
     NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, play,
+    unpack_cards,
 };
 use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
 
@@ -112,60 +113,37 @@ impl KlaberjassState {
     /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
     /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
     /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
+    /// The cards go out in packets of three (elder, dealer, …) and a last single card; a
+    /// packet's cards are the bits it added to the drawn-ids word.
     pub(super) fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
-        let mut ids = [0u8; 13];
-        let mut taken = !pack_cards(self.undealt) as u32;
-        let mut word = 0u64;
-        let mut bits = 0;
-        for slot in ids.iter_mut().take(n) {
-            loop {
-                if bits < 5 {
-                    word = rng.next_u64();
-                    bits = 64;
-                }
-                let id = (word & 31) as u8;
-                word >>= 5;
-                bits -= 5;
-                if taken >> id & 1 == 0 {
-                    taken |= 1 << id;
-                    *slot = id;
-                    break;
-                }
+        let mut draw = Draw {
+            taken: !pack_cards(self.undealt) as u32,
+            word: 0,
+            bits: 0,
+        };
+        let mut i = usize::from(self.log_len);
+        let mut packets = [0u32; 2];
+        for p in 0..(n - 1) / 3 {
+            let before = draw.taken;
+            for _ in 0..3 {
+                self.log[i] = draw.next(rng);
+                i += 1;
             }
+            packets[p & 1] |= draw.taken ^ before;
         }
-        let bit = |id: u8| 1u64 << (id / 8 * 16 + id % 8 + 5);
+        let last = draw.next(rng);
+        self.log[i] = last;
         let elder = usize::from(1 - self.dealer);
         let dealer = usize::from(self.dealer);
-        let (e, d, last) = if n == 13 {
-            (
-                ids[0..3]
-                    .iter()
-                    .chain(&ids[6..9])
-                    .fold(0, |a, &i| a | bit(i)),
-                ids[3..6]
-                    .iter()
-                    .chain(&ids[9..12])
-                    .fold(0, |a, &i| a | bit(i)),
-                ids[12],
-            )
-        } else {
-            (
-                ids[0..3].iter().fold(0, |a, &i| a | bit(i)),
-                ids[3..6].iter().fold(0, |a, &i| a | bit(i)),
-                ids[6],
-            )
-        };
-        let (e, d) = (CardSet::from_bits(e), CardSet::from_bits(d));
-        self.hands[elder] |= e;
-        self.hands[dealer] |= d;
-        self.packed[elder] = pack_cards(self.hands[elder]);
-        self.packed[dealer] = pack_cards(self.hands[dealer]);
-        self.dealt_hands[elder] |= e;
-        self.dealt_hands[dealer] |= d;
+        let (e, d) = (u64::from(packets[0]), u64::from(packets[1]));
+        self.packed[elder] |= e;
+        self.packed[dealer] |= d;
+        self.hands[elder] = unpack_cards(self.packed[elder]);
+        self.hands[dealer] = unpack_cards(self.packed[dealer]);
+        self.dealt_hands[elder] |= unpack_cards(e);
+        self.dealt_hands[dealer] |= unpack_cards(d);
+        self.undealt = unpack_cards(u64::from(!draw.taken));
         let last_card = action_card(Action::from(last));
-        self.undealt = self.undealt - e - d - last_card.map_or(CardSet::EMPTY, CardSet::single);
-        let start = usize::from(self.log_len);
-        self.log[start..start + n].copy_from_slice(&ids[..n]);
         self.log_len += n as u8;
         self.dealt += n as u8;
         if n == 13 {
@@ -296,6 +274,34 @@ impl KlaberjassState {
             "exchange window 1: `wait` or, holding the trump 7, `exchange` (§7)".to_owned()
         } else {
             "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
+        }
+    }
+}
+
+/// Card ids drawn 5 random bits at a time from one generator word, an id already taken drawn
+/// again.
+struct Draw {
+    /// Bit `id` set for every card id dealt so far (in this deal).
+    taken: u32,
+    word: u64,
+    bits: u32,
+}
+
+impl Draw {
+    #[inline(always)]
+    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> u8 {
+        loop {
+            if self.bits < 5 {
+                self.word = rng.next_u64();
+                self.bits = 64;
+            }
+            let id = (self.word & 31) as u8;
+            self.word >>= 5;
+            self.bits -= 5;
+            if self.taken >> id & 1 == 0 {
+                self.taken |= 1 << id;
+                return id;
+            }
         }
     }
 }

@@ -90,8 +90,8 @@ pub use view::KlaberjassView;
 
 pub(crate) use deal::Target;
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
-pub(crate) use play::pack_cards;
 pub use play::{action_card, card_action, card_value};
+pub(crate) use play::{pack_cards, unpack_cards};
 pub use scoring::{DealResult, Outcome};
 
 use crate::{

@@ -48,6 +48,15 @@ pub(crate) fn pack_cards(cards: CardSet) -> u64 {
     (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
 }
 
+/// The cards of a card-action-id word (the inverse of [`pack_cards`]).
+#[inline]
+pub(crate) fn unpack_cards(ids: u64) -> CardSet {
+    let p = ids & 0xFFFF_FFFF;
+    CardSet::from_bits(
+        ((p & 0xFF) | (p & 0xFF00) << 8 | (p & 0xFF_0000) << 16 | (p & 0xFF00_0000) << 24) << 5,
+    )
+}
+
 /// Trump order J, 9, A, 10, K, Q, 8, 7 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
     let mut t = [0u8; 16];
