@@ -54,6 +54,7 @@ impl KlaberjassState {
             bella_open: [false; 2],
             bella: [false; 2],
             tricks: [[placeholder; 2]; 9],
+            reply: [0; 2],
             leaders: [0; 9],
             winners: [0; 9],
             trick_no: 0,
