@@ -55,6 +55,8 @@ use serde::Serialize;
 
 pub use observation::layout;
 pub use options::{EndCheck, JassGame, LongSequenceValues, Mode, MultiplierScheme, UndertrumpRule};
+use play::insert_cards;
+pub(crate) use play::pack_cards;
 pub use view::{JassView, SwissCards};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
@@ -689,17 +691,4 @@ impl State for JassState {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
-}
-
-/// Adds the card actions of `cards`.
-#[inline]
-fn insert_cards(set: &mut ActionSet, cards: CardSet) {
-    set.insert_bits(0, pack_cards(cards));
-}
-
-/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
-#[inline]
-pub(crate) fn pack_cards(cards: CardSet) -> u64 {
-    let b = cards.bits() >> 4;
-    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
 }

@@ -1,8 +1,21 @@
 //! Trick play (§7 of the rules): rank orders, card points, legal cards, the trick winner,
 //! and the state's steps of laying a card and completing a trick.
 
-use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card, pack_cards};
+use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Suit};
+
+/// Adds the card actions of `cards`.
+#[inline]
+pub(super) fn insert_cards(set: &mut ActionSet, cards: CardSet) {
+    set.insert_bits(0, pack_cards(cards));
+}
+
+/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
+    let b = cards.bits() >> 4;
+    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
+}
 
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
