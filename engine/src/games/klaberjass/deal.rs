@@ -114,26 +114,21 @@ impl KlaberjassState {
     /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
     /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
     /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
-    /// The cards go out in packets of three (elder, dealer, …) and a last single card; a
-    /// packet's cards are the bits it added to the drawn-ids word.
+    /// The cards go out in packets of three (elder, dealer, …) and a last single card.
     pub(super) fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
-        let mut draw = Draw {
-            taken: !pack_cards(self.undealt) as u32,
-            word: 0,
-            bits: 0,
+        let (ids, taken) = draw_ids(!pack_cards(self.undealt) as u32, n, rng);
+        let start = usize::from(self.log_len);
+        self.log[start..start + n].copy_from_slice(&ids[..n]);
+        let bits = |packets: &[u8]| packets.iter().fold(0u32, |m, &id| m | 1 << (id & 31));
+        let packets = if n == 13 {
+            [
+                bits(&ids[0..3]) | bits(&ids[6..9]),
+                bits(&ids[3..6]) | bits(&ids[9..12]),
+            ]
+        } else {
+            [bits(&ids[0..3]), bits(&ids[3..6])]
         };
-        let mut i = usize::from(self.log_len);
-        let mut packets = [0u32; 2];
-        for p in 0..(n - 1) / 3 {
-            let before = draw.taken;
-            for _ in 0..3 {
-                self.log[i] = draw.next(rng);
-                i += 1;
-            }
-            packets[p & 1] |= draw.taken ^ before;
-        }
-        let last = draw.next(rng);
-        self.log[i] = last;
+        let last = ids[n - 1];
         let elder = usize::from(1 - self.dealer);
         let dealer = usize::from(self.dealer);
         let (e, d) = (u64::from(packets[0]), u64::from(packets[1]));
@@ -143,7 +138,7 @@ impl KlaberjassState {
         self.hands[dealer] = unpack_cards(self.packed[dealer]);
         self.dealt_hands[elder] |= unpack_cards(e);
         self.dealt_hands[dealer] |= unpack_cards(d);
-        self.undealt = unpack_cards(u64::from(!draw.taken));
+        self.undealt = unpack_cards(u64::from(!taken));
         let last_card = action_card(Action::from(last));
         self.log_len += n as u8;
         self.dealt += n as u8;
@@ -279,30 +274,24 @@ impl KlaberjassState {
     }
 }
 
-/// Card ids drawn 5 random bits at a time from one generator word, an id already taken drawn
-/// again.
-struct Draw {
-    /// Bit `id` set for every card id dealt so far (in this deal).
-    taken: u32,
-    word: u64,
-    bits: u32,
-}
-
-impl Draw {
-    #[inline(always)]
-    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> u8 {
-        loop {
-            if self.bits < 5 {
-                self.word = rng.next_u64();
-                self.bits = 64;
-            }
-            let id = (self.word & 31) as u8;
-            self.word >>= 5;
-            self.bits -= 5;
-            if self.taken >> id & 1 == 0 {
-                self.taken |= 1 << id;
-                return id;
-            }
+/// `n` (at most 13) card ids not in `taken`, drawn 5 random bits at a time from generator
+/// words (12 ids a word, the last 4 bits unused), an id already taken drawn again; the
+/// rest of the last word is dropped. Returns the ids in order and `taken` with them.
+/// Branch-free within a word: whether an id is taken is unpredictable (about one draw in
+/// three).
+#[inline]
+fn draw_ids<R: Rng + ?Sized>(mut taken: u32, n: usize, rng: &mut R) -> ([u8; 16], u32) {
+    let mut ids = [0u8; 16];
+    let mut count = 0;
+    while count < n {
+        let word = rng.next_u64();
+        for k in 0..12 {
+            let id = (word >> (5 * k)) as u32 & 31;
+            let fresh = (!taken >> id & 1) & u32::from(count < n);
+            ids[count & 15] = id as u8;
+            count += fresh as usize;
+            taken |= fresh << id;
         }
     }
+    (ids, taken)
 }
