@@ -553,11 +553,13 @@ impl State for JassState {
         self.phase == Phase::Deal
     }
 
-    /// Trick play after the first trick (no Wys to offer) is inlined into the caller's loop,
-    /// so the set stays in registers; everything else is out of line.
+    /// Trick play without Wys to offer is inlined into the caller's loop, so the set stays
+    /// in registers; everything else is out of line.
     #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
-        if self.phase == Phase::Play && self.trick_no != 0 {
+        if self.phase == Phase::Play
+            && (self.trick_no != 0 || !self.may_declare(usize::from(self.to_act)))
+        {
             let mut set = ActionSet::EMPTY;
             set.insert_bits(0, self.legal_cards());
             return set;
