@@ -87,6 +87,18 @@ impl ActionSet {
         // one by one would stall store-to-load forwarding.
         let w = self.0[0];
         if self.0[1] | self.0[2] | self.0[3] != 0 {
+            if self.0[2] | self.0[3] == 0 {
+                // Ids below 128 (every game's actions but Jass's Wys items): two words,
+                // inline (Avinas's bids and early-stop choices are frequent).
+                let w1 = self.0[1];
+                let c0 = w.count_ones();
+                let k = rng.below(u64::from(c0 + w1.count_ones())) as u32;
+                return Some(if k < c0 {
+                    crate::card_set::select_in_word(w, k)
+                } else {
+                    64 + crate::card_set::select_in_word(w1, k - c0)
+                });
+            }
             return self.choose_wide(rng);
         }
         // Random play's common case: every legal id is below 64 (cards), one word.
@@ -97,20 +109,9 @@ impl ActionSet {
         Some(crate::card_set::select_in_word(w, n as u32))
     }
 
-    /// [`ActionSet::choose`] when an id at or above 64 is in the set.
+    /// [`ActionSet::choose`] when an id at or above 128 is in the set.
     #[inline(never)]
     fn choose_wide<R: Rng + ?Sized>(&self, rng: &mut R) -> Option<Action> {
-        if self.0[2] | self.0[3] == 0 {
-            // Ids below 128 (every game's actions but Jass's Wys items): two words.
-            let (w0, w1) = (self.0[0], self.0[1]);
-            let c0 = w0.count_ones();
-            let k = rng.below(u64::from(c0 + w1.count_ones())) as u32;
-            return Some(if k < c0 {
-                crate::card_set::select_in_word(w0, k)
-            } else {
-                64 + crate::card_set::select_in_word(w1, k - c0)
-            });
-        }
         let counts = self.0.map(u64::count_ones);
         let n: u32 = counts.iter().sum();
         if n == 0 {

@@ -122,6 +122,12 @@ impl JassState {
 
     fn choose_mode(&mut self, mode: Mode) {
         self.mode = Some(mode);
+        self.mode_ix = super::play::mode_index(mode) as u8;
+        self.points_ix = match mode {
+            Mode::Undenufe if self.game.undenufe_six_is_eleven => 6,
+            _ => self.mode_ix,
+        };
+        self.trump_lane = mode.trump().map_or(0, |t| 0x1FF << (9 * t as u64));
         self.chooser = self.to_act;
         self.phase = Phase::Play;
         self.to_act = self.forehand;

@@ -55,6 +55,8 @@ use serde::Serialize;
 
 pub use observation::layout;
 pub use options::{EndCheck, JassGame, LongSequenceValues, Mode, MultiplierScheme, UndertrumpRule};
+use play::insert_cards;
+pub(crate) use play::pack_cards;
 pub use view::{JassView, SwissCards};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
@@ -258,6 +260,12 @@ pub struct JassState {
     /// The 9 cards each seat was dealt (for views after the game, Stöck and resampling).
     dealt_hands: [CardSet; 4],
     mode: Option<Mode>,
+    /// Fixed with the mode, for trick play: its index in the strength tables (the trump lane
+    /// `0..4`, Obenabe 4, Undenufe 5), in the point tables (6: Undenufe with the 6 worth
+    /// 11), and the trump lane as an action-id word (0 without trumps).
+    mode_ix: u8,
+    points_ix: u8,
+    trump_lane: u64,
     /// Number of pushes made in this deal (0, 1, 2 with `schieben_back`).
     pushes: u8,
     chooser: u8,
@@ -267,13 +275,13 @@ pub struct JassState {
     winners: [u8; 9],
     trick_no: u8,
     trick_len: u8,
-    /// Current trick: suit led, position and strength of the winning card so far.
-    led: Suit,
+    /// Current trick: the lane of the suit led (as an action-id word), position and strength
+    /// of the winning card so far.
+    led_lane: u64,
     win_pos: u8,
     win_str: u8,
     /// Card points of the current trick so far.
     trick_points: u32,
-    played_by: [CardSet; 4],
     /// Card points taken per team.
     card_points: [u32; 2],
     tricks_won: [u8; 2],
@@ -315,6 +323,9 @@ impl JassState {
             packed: [0; 4],
             dealt_hands: [CardSet::EMPTY; 4],
             mode: None,
+            mode_ix: 0,
+            points_ix: 0,
+            trump_lane: 0,
             pushes: 0,
             chooser: 0,
             tricks: [[Card::new(Rank::Six, Suit::Clubs); 4]; 9],
@@ -322,11 +333,10 @@ impl JassState {
             winners: [0; 9],
             trick_no: 0,
             trick_len: 0,
-            led: Suit::Clubs,
+            led_lane: 0,
             win_pos: 0,
             win_str: 0,
             trick_points: 0,
-            played_by: [CardSet::EMPTY; 4],
             card_points: [0; 2],
             tricks_won: [0; 2],
             raw: [0; 2],
@@ -452,7 +462,12 @@ impl JassState {
 
     /// Cards played in this deal so far.
     fn played(&self) -> CardSet {
-        self.played_by[0] | self.played_by[1] | self.played_by[2] | self.played_by[3]
+        (0..4).fold(CardSet::EMPTY, |p, s| p | self.played_by(s))
+    }
+
+    /// Cards `seat` has played in this deal (a card leaves a hand only to be played).
+    fn played_by(&self, seat: usize) -> CardSet {
+        self.dealt_hands[seat] - self.hands[seat]
     }
 
     fn trick(&self) -> &[Card] {
@@ -538,11 +553,13 @@ impl State for JassState {
         self.phase == Phase::Deal
     }
 
-    /// Trick play after the first trick (no Wys to offer) is inlined into the caller's loop,
-    /// so the set stays in registers; everything else is out of line.
+    /// Trick play without Wys to offer is inlined into the caller's loop, so the set stays
+    /// in registers; everything else is out of line.
     #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
-        if self.phase == Phase::Play && self.trick_no != 0 {
+        if self.phase == Phase::Play
+            && (self.trick_no != 0 || !self.may_declare(usize::from(self.to_act)))
+        {
             let mut set = ActionSet::EMPTY;
             set.insert_bits(0, self.legal_cards());
             return set;
@@ -676,17 +693,4 @@ impl State for JassState {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
-}
-
-/// Adds the card actions of `cards`.
-#[inline]
-fn insert_cards(set: &mut ActionSet, cards: CardSet) {
-    set.insert_bits(0, pack_cards(cards));
-}
-
-/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
-#[inline]
-pub(crate) fn pack_cards(cards: CardSet) -> u64 {
-    let b = cards.bits() >> 4;
-    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
 }

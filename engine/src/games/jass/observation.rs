@@ -267,7 +267,7 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
         cards(out, TRICK + p * 36, set);
     }
     for p in 0..4 {
-        cards(out, PLAYED + rel(p) * 36, s.played_by[p]);
+        cards(out, PLAYED + rel(p) * 36, s.played_by(p));
     }
     let phase = match s.phase {
         Phase::Deal => 0,

@@ -1,8 +1,21 @@
 //! Trick play (§7 of the rules): rank orders, card points, legal cards, the trick winner,
 //! and the state's steps of laying a card and completing a trick.
 
-use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card, pack_cards};
+use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Suit};
+
+/// Adds the card actions of `cards`.
+#[inline]
+pub(super) fn insert_cards(set: &mut ActionSet, cards: CardSet) {
+    set.insert_bits(0, pack_cards(cards));
+}
+
+/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
+#[inline]
+pub(crate) fn pack_cards(cards: CardSet) -> u64 {
+    let b = cards.bits() >> 4;
+    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
+}
 
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
@@ -32,6 +45,24 @@ pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
             o += 1;
         }
         r += 1;
+    }
+    t
+};
+
+/// For each trump strength (a winning strength `32 + s`), the lane bits of the trumps that
+/// beat it: the legal overtrumps follow from the trick's winning strength alone.
+const HIGHER_THAN: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let mut s = 0;
+    while s < 9 {
+        let mut r = 4;
+        while r < 13 {
+            if TRUMP_STRENGTH[r] > s as u8 {
+                t[s] |= 1 << (r - 4);
+            }
+            r += 1;
+        }
+        s += 1;
     }
     t
 };
@@ -84,7 +115,7 @@ pub(crate) fn trick_points(game: &JassGame, mode: Mode, trick: &[Card; 4]) -> u3
 /// Index of `mode` in the per-mode tables: the trump suit's lane `0..4`, Obenabe 4,
 /// Undenufe 5 (6 with `undenufe_six_is_eleven` for points).
 #[inline(always)]
-fn mode_index(mode: Mode) -> usize {
+pub(super) fn mode_index(mode: Mode) -> usize {
     match mode {
         Mode::Trump(t) => t as usize & 3,
         Mode::Obenabe => 4,
@@ -93,9 +124,10 @@ fn mode_index(mode: Mode) -> usize {
 }
 
 /// Per mode index and card action id: the card's [`strength`] when it counts (a trump, or a
-/// card of the suit led).
-static ACTION_STRENGTH: [[u8; 36]; 6] = {
-    let mut t = [[0u8; 36]; 6];
+/// card of the suit led). Eight rows (the last two unused), so that an index masked with 7
+/// needs no bounds check.
+static ACTION_STRENGTH: [[u8; 36]; 8] = {
+    let mut t = [[0u8; 36]; 8];
     let mut m = 0;
     while m < 6 {
         let mut a = 0;
@@ -116,9 +148,9 @@ static ACTION_STRENGTH: [[u8; 36]; 6] = {
 };
 
 /// Per mode index (6: Undenufe with the 6 worth 11) and card action id: the card's points
-/// (as [`card_points`]).
-static ACTION_POINTS: [[u8; 36]; 7] = {
-    let mut t = [[0u8; 36]; 7];
+/// (as [`card_points`]); the last row unused, as in [`ACTION_STRENGTH`].
+static ACTION_POINTS: [[u8; 36]; 8] = {
+    let mut t = [[0u8; 36]; 8];
     let mut m = 0;
     while m < 7 {
         let mut a = 0;
@@ -240,9 +272,7 @@ impl JassState {
     /// from per-mode tables by action id); the rare paths are out of line.
     #[inline(always)]
     fn play_card(&mut self, action: Action, card: Card) {
-        const LANE: u64 = 0x1FF;
         let seat = usize::from(self.to_act) & 3;
-        let Some(mode) = self.mode else { return };
         if self.trick_no == 0 && !self.committed[seat] {
             self.commit_wys(seat);
         }
@@ -250,27 +280,19 @@ impl JassState {
         let bit = 1u64 << a;
         self.hands[seat].remove(card);
         self.packed[seat] &= !bit;
-        self.played_by[seat].insert(card);
         let pos = self.trick_len;
         self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
-        let m = mode_index(mode);
-        let table = if m == 5 && self.game.undenufe_six_is_eleven {
-            6
-        } else {
-            m
-        };
-        let points = u32::from(ACTION_POINTS[table][a]);
-        let card_str = ACTION_STRENGTH[m][a];
+        let points = u32::from(ACTION_POINTS[usize::from(self.points_ix) & 7][a]);
+        let card_str = ACTION_STRENGTH[usize::from(self.mode_ix) & 7][a];
         if pos == 0 {
-            self.led = card.suit();
+            self.led_lane = 0x1FF << (9 * (a / 9));
             self.win_pos = 0;
             self.win_str = card_str;
             self.trick_points = points;
         } else {
             // Branch-free: who is winning a trick is unpredictable in random play. A card
             // counts if it is a trump or of the suit led.
-            let trumps = if m < 4 { LANE << (9 * m) } else { 0 };
-            let counting = trumps | LANE << (9 * self.led as u64);
+            let counting = self.trump_lane | self.led_lane;
             let card_str = if counting & bit != 0 { card_str } else { 0 };
             let better = card_str > self.win_str;
             self.win_pos = if better { pos } else { self.win_pos };
@@ -279,8 +301,9 @@ impl JassState {
         }
         debug_assert_eq!(self.win_str, {
             let t = &self.tricks[usize::from(self.trick_no)][..=usize::from(pos)];
+            let mode = self.mode.unwrap_or(Mode::Obenabe);
             t.iter()
-                .map(|&c| strength(mode, self.led, c))
+                .map(|&c| strength(mode, t[0].suit(), c))
                 .max()
                 .unwrap_or(0)
         });
@@ -291,15 +314,16 @@ impl JassState {
         if pos < 3 {
             self.to_act = (self.to_act + 1) & 3;
         } else {
-            self.complete_trick(mode);
+            self.complete_trick();
         }
     }
 
     /// The fourth card is down: the trick goes to its winner (Wys are settled after the
     /// first), and the deal ends after the ninth.
     #[inline(never)]
-    fn complete_trick(&mut self, mode: Mode) {
+    fn complete_trick(&mut self) {
         let t = usize::from(self.trick_no);
+        let mode = self.mode.unwrap_or(Mode::Obenabe);
         debug_assert_eq!(
             usize::from(self.win_pos),
             trick_winner(mode, &self.tricks[t])
@@ -330,49 +354,38 @@ impl JassState {
     /// Debug builds check it against the reference function [`legal_cards`].
     #[inline(always)]
     pub(super) fn legal_cards(&self) -> u64 {
-        const LANE: u64 = 0x1FF;
         let hand = self.packed[usize::from(self.to_act)];
-        let Some(mode) = self.mode else { return 0 };
         let legal = if self.trick_len == 0 {
             hand
         } else {
-            let follow = hand & LANE << (9 * self.led as u64);
-            match mode {
-                Mode::Trump(t) => {
-                    let shift = 9 * t as u64;
-                    let trumps = hand & LANE << shift;
-                    if self.led == t {
-                        // The trump Under (rank bit 9, lane bit 5) is never forced.
-                        let under = 1u64 << (shift + 5);
-                        if trumps & !under == 0 { hand } else { trumps }
-                    } else {
-                        // A trump in the trick is always the winning card so far.
-                        let allowed = if self.win_str >= 32 {
-                            let best =
-                                self.tricks[usize::from(self.trick_no)][usize::from(self.win_pos)];
-                            let higher = (u64::from(HIGHER_TRUMPS[best.rank_index()]) >> 4)
-                                << shift
-                                & trumps;
-                            match self.game.undertrump_rule {
-                                UndertrumpRule::AllowedIfCannotOvertrump if higher == 0 => trumps,
-                                _ => higher,
-                            }
-                        } else {
-                            trumps
-                        };
-                        if follow != 0 {
-                            follow | allowed
-                        } else {
-                            let l = (hand & !trumps) | allowed;
-                            if l == 0 { trumps } else { l }
+            let follow = hand & self.led_lane;
+            if self.trump_lane == 0 {
+                if follow == 0 { hand } else { follow }
+            } else {
+                let t = u64::from(self.mode_ix);
+                let shift = 9 * t;
+                let trumps = hand & self.trump_lane;
+                if self.led_lane == self.trump_lane {
+                    // The trump Under (rank bit 9, lane bit 5) is never forced.
+                    let under = 1u64 << (shift + 5);
+                    if trumps & !under == 0 { hand } else { trumps }
+                } else {
+                    // A trump in the trick is always the winning card so far.
+                    let allowed = if self.win_str >= 32 {
+                        let s = usize::from(self.win_str - 32) & 15;
+                        let higher = HIGHER_THAN[s] << shift & trumps;
+                        match self.game.undertrump_rule {
+                            UndertrumpRule::AllowedIfCannotOvertrump if higher == 0 => trumps,
+                            _ => higher,
                         }
-                    }
-                }
-                _ => {
-                    if follow == 0 {
-                        hand
                     } else {
-                        follow
+                        trumps
+                    };
+                    if follow != 0 {
+                        follow | allowed
+                    } else {
+                        let l = (hand & !trumps) | allowed;
+                        if l == 0 { trumps } else { l }
                     }
                 }
             }
@@ -381,7 +394,7 @@ impl JassState {
             legal,
             pack_cards(legal_cards(
                 &self.game,
-                mode,
+                self.mode.unwrap_or(Mode::Obenabe),
                 self.hands[usize::from(self.to_act)],
                 self.trick()
             ))

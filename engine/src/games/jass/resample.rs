@@ -85,7 +85,7 @@ pub(super) fn resample<R: Rng + ?Sized>(
             deal[p] = if p == seat {
                 s.dealt_hands[p]
             } else {
-                s.played_by[p] | fixed[p] | assigned[p]
+                s.played_by(p) | fixed[p] | assigned[p]
             };
         }
         let Some(candidate) = replay_with(s, seat, &base, &current, deal, rng) else {

@@ -447,6 +447,18 @@ pub(crate) fn announce(best_so_far: Option<WysInfo>, mine: Option<WysInfo>) -> A
 }
 
 impl JassState {
+    /// True if `seat`, to play in the first trick, may have Wys items to declare now
+    /// (`wys = manual`, its card not laid yet, and its hand holding three cards in a row of
+    /// a suit or four of a rank).
+    #[inline(always)]
+    pub(super) fn may_declare(&self, seat: usize) -> bool {
+        let b = self.hands[seat & 3].bits();
+        self.trick_no == 0
+            && !self.committed[seat & 3]
+            && !self.game.auto_wys
+            && (b & b >> 1 & b >> 2 != 0 || b & b >> 16 & b >> 32 & b >> 48 != 0)
+    }
+
     /// Adds the Wys items `seat` may declare next (none if the hand cannot hold a Wys).
     pub(super) fn wys_candidates(&self, seat: usize, out: &mut ActionSet) {
         let Some(_) = self.mode else { return };

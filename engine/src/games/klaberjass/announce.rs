@@ -8,18 +8,18 @@ use crate::{Action, Suit};
 impl KlaberjassState {
     /// The items `seat` may still declare: runs of its hand after the last declared item.
     pub(super) fn declarable(&self, seat: usize) -> u32 {
-        let (runs, n) = sequences::runs(self.hands[seat]);
+        let all = run_items(self.packed[seat]);
+        debug_assert_eq!(all, {
+            let (runs, n) = sequences::runs(self.hands[seat]);
+            runs[..n].iter().flatten().fold(0, |m, r| m | 1 << r.item())
+        });
         let done = self.items[seat];
         let after = if done == 0 {
             u32::MAX
         } else {
             !((2u32 << (31 - done.leading_zeros())) - 1)
         };
-        let mut out = 0;
-        for r in runs[..n].iter().flatten() {
-            out |= 1 << r.item();
-        }
-        out & after
+        all & after
     }
 
     pub(super) fn announce(&mut self) {
@@ -55,11 +55,43 @@ impl KlaberjassState {
     }
 }
 
+/// The declaration items of the maximal runs of a hand given as a card-action-id word (8-bit
+/// lanes, ranks 7..A): a run's top is a held card whose next higher card in the lane is
+/// missing and whose two next lower ones are held; item `lane * 6 + top - 2` (tops 9..A).
+#[inline]
+fn run_items(hand: u64) -> u32 {
+    let tops =
+        hand & !(hand >> 1 & 0x7F7F_7F7F) & (hand << 1 & 0xFEFE_FEFE) & (hand << 2 & 0xFCFC_FCFC);
+    let mut items = 0;
+    for lane in 0..4 {
+        items |= (tops >> (8 * lane + 2) & 0x3F) << (6 * lane);
+    }
+    items as u32
+}
+
 /// Why an announcement-phase action is not legal now (assumes it is not).
 pub(super) fn announce_reason(action: Action) -> &'static str {
     if action >= DECLARE_BASE {
         "this run is not a maximal sequence of the hand, is already declared, or is not after the last declared item (declare in ascending item order)"
     } else {
         "sequences are being announced: `declare run …` or `announce` (§8.4)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::klaberjass::unpack_cards;
+    use crate::{Rng, SeededRng};
+
+    #[test]
+    fn run_items_are_the_items_of_the_maximal_runs() {
+        let mut rng = SeededRng::new(3);
+        for _ in 0..20_000 {
+            let hand = rng.next_u64() & rng.next_u64() & 0xFFFF_FFFF;
+            let (runs, n) = sequences::runs(unpack_cards(hand));
+            let expected = runs[..n].iter().flatten().fold(0, |m, r| m | 1 << r.item());
+            assert_eq!(run_items(hand), expected, "{hand:#x}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 use super::{
     Announcement, DealResult, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP,
     NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, play,
+    unpack_cards,
 };
 use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
 
@@ -53,6 +54,7 @@ impl KlaberjassState {
             bella_open: [false; 2],
             bella: [false; 2],
             tricks: [[placeholder; 2]; 9],
+            reply: [0; 2],
             leaders: [0; 9],
             winners: [0; 9],
             trick_no: 0,
@@ -112,60 +114,32 @@ impl KlaberjassState {
     /// A whole dealing stage at once (13 cards from the full pack, or the 7 of the second
     /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
     /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
+    /// The cards go out in packets of three (elder, dealer, …) and a last single card.
     pub(super) fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
-        let mut ids = [0u8; 13];
-        let mut taken = !pack_cards(self.undealt) as u32;
-        let mut word = 0u64;
-        let mut bits = 0;
-        for slot in ids.iter_mut().take(n) {
-            loop {
-                if bits < 5 {
-                    word = rng.next_u64();
-                    bits = 64;
-                }
-                let id = (word & 31) as u8;
-                word >>= 5;
-                bits -= 5;
-                if taken >> id & 1 == 0 {
-                    taken |= 1 << id;
-                    *slot = id;
-                    break;
-                }
-            }
-        }
-        let bit = |id: u8| 1u64 << (id / 8 * 16 + id % 8 + 5);
-        let elder = usize::from(1 - self.dealer);
-        let dealer = usize::from(self.dealer);
-        let (e, d, last) = if n == 13 {
-            (
-                ids[0..3]
-                    .iter()
-                    .chain(&ids[6..9])
-                    .fold(0, |a, &i| a | bit(i)),
-                ids[3..6]
-                    .iter()
-                    .chain(&ids[9..12])
-                    .fold(0, |a, &i| a | bit(i)),
-                ids[12],
-            )
-        } else {
-            (
-                ids[0..3].iter().fold(0, |a, &i| a | bit(i)),
-                ids[3..6].iter().fold(0, |a, &i| a | bit(i)),
-                ids[6],
-            )
-        };
-        let (e, d) = (CardSet::from_bits(e), CardSet::from_bits(d));
-        self.hands[elder] |= e;
-        self.hands[dealer] |= d;
-        self.packed[elder] = pack_cards(self.hands[elder]);
-        self.packed[dealer] = pack_cards(self.hands[dealer]);
-        self.dealt_hands[elder] |= e;
-        self.dealt_hands[dealer] |= d;
-        let last_card = action_card(Action::from(last));
-        self.undealt = self.undealt - e - d - last_card.map_or(CardSet::EMPTY, CardSet::single);
+        let (ids, taken) = draw_ids(!pack_cards(self.undealt) as u32, n, rng);
         let start = usize::from(self.log_len);
         self.log[start..start + n].copy_from_slice(&ids[..n]);
+        let bits = |packets: &[u8]| packets.iter().fold(0u32, |m, &id| m | 1 << (id & 31));
+        let packets = if n == 13 {
+            [
+                bits(&ids[0..3]) | bits(&ids[6..9]),
+                bits(&ids[3..6]) | bits(&ids[9..12]),
+            ]
+        } else {
+            [bits(&ids[0..3]), bits(&ids[3..6])]
+        };
+        let last = ids[n - 1];
+        let elder = usize::from(1 - self.dealer);
+        let dealer = usize::from(self.dealer);
+        let (e, d) = (u64::from(packets[0]), u64::from(packets[1]));
+        self.packed[elder] |= e;
+        self.packed[dealer] |= d;
+        self.hands[elder] = unpack_cards(self.packed[elder]);
+        self.hands[dealer] = unpack_cards(self.packed[dealer]);
+        self.dealt_hands[elder] |= unpack_cards(e);
+        self.dealt_hands[dealer] |= unpack_cards(d);
+        self.undealt = unpack_cards(u64::from(!taken));
+        let last_card = action_card(Action::from(last));
         self.log_len += n as u8;
         self.dealt += n as u8;
         if n == 13 {
@@ -298,4 +272,26 @@ impl KlaberjassState {
             "exchange window 2: `keep` or, holding the trump 7, `exchange` (§7)".to_owned()
         }
     }
+}
+
+/// `n` (at most 13) card ids not in `taken`, drawn 5 random bits at a time from generator
+/// words (12 ids a word, the last 4 bits unused), an id already taken drawn again; the
+/// rest of the last word is dropped. Returns the ids in order and `taken` with them.
+/// Branch-free within a word: whether an id is taken is unpredictable (about one draw in
+/// three).
+#[inline]
+fn draw_ids<R: Rng + ?Sized>(mut taken: u32, n: usize, rng: &mut R) -> ([u8; 16], u32) {
+    let mut ids = [0u8; 16];
+    let mut count = 0;
+    while count < n {
+        let word = rng.next_u64();
+        for k in 0..12 {
+            let id = (word >> (5 * k)) as u32 & 31;
+            let fresh = (!taken >> id & 1) & u32::from(count < n);
+            ids[count & 15] = id as u8;
+            count += fresh as usize;
+            taken |= fresh << id;
+        }
+    }
+    (ids, taken)
 }

@@ -90,8 +90,8 @@ pub use view::KlaberjassView;
 
 pub(crate) use deal::Target;
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
-pub(crate) use play::pack_cards;
 pub use play::{action_card, card_action, card_value};
+pub(crate) use play::{pack_cards, unpack_cards};
 pub use scoring::{DealResult, Outcome};
 
 use crate::{
@@ -202,6 +202,9 @@ pub struct KlaberjassState {
     bella_open: [bool; 2],
     bella: [bool; 2],
     tricks: [[Card; 2]; 9],
+    /// Once a trick is led, the reply's legal cards as card-action-id masks: those of the
+    /// first mask held, else of the second, else any card (§10).
+    reply: [u64; 2],
     leaders: [u8; 9],
     winners: [u8; 9],
     trick_no: u8,
@@ -452,25 +455,6 @@ impl KlaberjassState {
                 }
             }
             Phase::Over => {}
-        }
-    }
-
-    /// Why `action` is not legal now (assumes it is not).
-    fn illegal_reason(&self, action: Action) -> String {
-        match self.phase {
-            Phase::Cut => {
-                "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
-                    .to_owned()
-            }
-            Phase::Deal | Phase::SecondDeal => format!(
-                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
-                self.undealt.len()
-            ),
-            Phase::Over => "the game is over".to_owned(),
-            Phase::BidTurnUp | Phase::BidOtherSuit => self.bid_reason(action),
-            Phase::Exchange1 | Phase::Exchange2 => self.window_reason(action),
-            Phase::Announce => announce::announce_reason(action).to_owned(),
-            Phase::Play => self.play_reason(action),
         }
     }
 }

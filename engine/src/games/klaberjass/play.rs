@@ -48,6 +48,15 @@ pub(crate) fn pack_cards(cards: CardSet) -> u64 {
     (b & 0xFF) | (b >> 8 & 0xFF00) | (b >> 16 & 0xFF_0000) | (b >> 24 & 0xFF00_0000)
 }
 
+/// The cards of a card-action-id word (the inverse of [`pack_cards`]).
+#[inline]
+pub(crate) fn unpack_cards(ids: u64) -> CardSet {
+    let p = ids & 0xFFFF_FFFF;
+    CardSet::from_bits(
+        ((p & 0xFF) | (p & 0xFF00) << 8 | (p & 0xFF_0000) << 16 | (p & 0xFF00_0000) << 24) << 5,
+    )
+}
+
 /// Trump order J, 9, A, 10, K, Q, 8, 7 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
     let mut t = [0u8; 16];
@@ -89,6 +98,17 @@ pub(crate) const HIGHER_TRUMPS: [u16; 16] = {
             o += 1;
         }
         r += 1;
+    }
+    t
+};
+
+/// [`HIGHER_TRUMPS`] by lane bit (ranks 7..A): the trumps that beat each trump.
+const HIGHER_PACKED: [u8; 8] = {
+    let mut t = [0u8; 8];
+    let mut i = 0;
+    while i < 8 {
+        t[i] = (HIGHER_TRUMPS[i + 5] >> 5) as u8;
+        i += 1;
     }
     t
 };
@@ -262,6 +282,15 @@ impl KlaberjassState {
         }
         if self.trick_len == 0 {
             self.tricks[t][0] = card;
+            // Trump led: a higher trump, else any trump; otherwise the suit led, else a
+            // trump. Fixed here, so that the reply's legal cards need no decoding.
+            let trumps = 0xFF << (8 * (trump as u64 & 3));
+            let first = if a / 8 == trump as usize & 3 {
+                u64::from(HIGHER_PACKED[a & 7]) << (a & 24)
+            } else {
+                0xFF << (a & 24)
+            };
+            self.reply = [first, trumps];
             self.trick_len = 1;
             self.to_act = 1 - self.to_act;
             return;
@@ -311,31 +340,15 @@ impl KlaberjassState {
     /// Debug builds check it against the reference function [`legal_cards`].
     #[inline(always)]
     pub(super) fn legal_cards(&self) -> u64 {
-        const LANE: u64 = 0xFF;
         let hand = self.packed[usize::from(self.to_act) & 1];
         let legal = if self.trick_len == 1 {
-            let t = self.trump.map_or(0, |s| s as u64);
-            let lead = self.tricks[usize::from(self.trick_no)][0];
-            let trumps = hand & LANE << (8 * t);
-            if lead.suit_index() as u64 == t {
-                // Overtrump if possible, else any trump, else any card.
-                let higher = (u64::from(HIGHER_TRUMPS[lead.rank_index()]) >> 5) << (8 * t) & trumps;
-                if higher != 0 {
-                    higher
-                } else if trumps != 0 {
-                    trumps
-                } else {
-                    hand
-                }
+            let [first, second] = self.reply;
+            if hand & first != 0 {
+                hand & first
+            } else if hand & second != 0 {
+                hand & second
             } else {
-                let follow = hand & LANE << (8 * lead.suit_index() as u64);
-                if follow != 0 {
-                    follow
-                } else if trumps != 0 {
-                    trumps
-                } else {
-                    hand
-                }
+                hand
             }
         } else {
             hand
