@@ -173,6 +173,79 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
 }
 
 /// A tail that is not whole actions is reported as damage of that match, with the row.
+/// Changes waited for one at a time (each a batch of one, written by the single-row
+/// statement) behave as batched ones: actions appended, a snapshot written whole, a stale
+/// version refused without touching the row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changes_one_at_a_time_append_snapshot_and_refuse_alike() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let m = stored(&id(7), &state_with(&[]));
+    store
+        .submit_create(&m, 0, false, 10)
+        .unwrap()
+        .wait()
+        .await
+        .unwrap();
+    let steps: [(u64, &[u32], bool, &[u32]); 3] = [
+        (0, &[5, 6], false, &[5, 6]),
+        (1, &[7], false, &[5, 6, 7]),
+        (2, &[8], true, &[5, 6, 7, 8]),
+    ];
+    for (version, actions, snapshot, history) in steps {
+        let after = stored(&m.id, &state_with(history));
+        let change = Change {
+            id: &m.id,
+            version,
+            from: history.len() as u64 - actions.len() as u64,
+            actions,
+            snapshot,
+            stored: &|| after.clone(),
+            driving: false,
+        };
+        store.submit_change(&change).unwrap().wait().await.unwrap();
+        let Ok(Newer::Changed(loaded)) = store.load(&m.id, None).await else {
+            panic!("the row did not load");
+        };
+        assert_eq!(
+            (loaded.version, &loaded.stored.state),
+            (version + 1, &after.state)
+        );
+    }
+    let (tail, state): (Vec<u8>, Vec<u8>) = {
+        let row = db
+            .client()
+            .await
+            .query_one("SELECT tail, state FROM matches WHERE id = $1", &[&m.id])
+            .await
+            .unwrap();
+        (row.get(0), row.get(1))
+    };
+    assert!(tail.is_empty(), "the snapshot emptied the tail");
+    assert_eq!(state, state_with(&[5, 6, 7, 8]));
+    let stale = stored(&m.id, &state_with(&[9]));
+    let change = Change {
+        id: &m.id,
+        version: 1,
+        from: 0,
+        actions: &[9],
+        snapshot: false,
+        stored: &|| stale.clone(),
+        driving: false,
+    };
+    match store.submit_change(&change).unwrap().wait().await {
+        Err(StoreError::Conflict) => {}
+        other => panic!("a stale change: {other:?}"),
+    }
+    let Ok(Newer::Changed(loaded)) = store.load(&m.id, None).await else {
+        panic!("the row did not load");
+    };
+    assert_eq!(loaded.version, 3);
+    store.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_torn_tail_is_damage_of_its_match() {
     let Some(db) = TestDb::create().await else {
@@ -257,7 +330,7 @@ async fn a_row_of_schema_version_1_reads_as_before() {
 /// scans the whole table would be kept by every pooled connection as the table grows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batch_statements_use_the_primary_key_on_a_new_table() {
-    use cardhouse_server::store::pg::sql::{LOAD_MANY, UPDATE_MANY};
+    use cardhouse_server::store::pg::sql::{LOAD_MANY, UPDATE_MANY, UPDATE_ONE};
     let Some(db) = TestDb::create().await else {
         return;
     };
@@ -270,6 +343,7 @@ async fn batch_statements_use_the_primary_key_on_a_new_table() {
     for (name, sql, params) in [
         ("load_many", LOAD_MANY, 2),
         ("update_many", UPDATE_MANY, 10),
+        ("update_one", UPDATE_ONE, 10),
     ] {
         client
             .batch_execute(&format!("PREPARE {name} AS {sql}"))

@@ -52,6 +52,15 @@ pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state,
                       ended_at_ms, touched_ms, driving) \
                       WHERE m.id = ANY($1) AND m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
+/// [`UPDATE_MANY`] for a batch of one change (the common case below a dozen requests in
+/// flight), with scalars: PostgreSQL's plan for it is a primary-key update, without the
+/// arrays to unpack and the join to set up at every execution.
+pub const UPDATE_ONE: &str = "UPDATE matches SET state = COALESCE($3, state), \
+                      tail = CASE WHEN $3::bytea IS NULL THEN tail || $4 ELSE $4 END, \
+                      version = version + 1, move_number = $5, status = $6, \
+                      resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10 \
+                      WHERE id = $1 AND version = $2 \
+                      RETURNING id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
                        version = version + 1, touched_ms = $1, driving = false \
                        WHERE status = $4 AND touched_ms < $2 AND NOT driving \
