@@ -140,6 +140,22 @@ class Config:
     margin: float = 0.15
     """With ``dmc`` and ``hint``: the hint bonus, fixed: the policy leaves the heuristic's
     move only where it predicts a gain above this (in reward-scale units)."""
+    teacher: str = "ismcts"
+    """With ``distil``: ``ismcts`` (the network learns the search's visit distribution) or
+    ``rollout`` (flat Monte Carlo of the heuristic from every action on common
+    determinizations, :meth:`cardhouse.VectorEnv.rollout_search`; the network learns a
+    softmax of the action values at ``label_temperature``)."""
+    teacher_samples: int = 100
+    """With ``distil`` and ``teacher=rollout``: determinizations per decision."""
+    teacher_playouts: int = 0
+    """With ``distil`` and ``teacher=rollout``: instead of ``teacher_samples``, playouts per
+    decision shared out among the seat's plans (0: ``teacher_samples``)."""
+    label_temperature: float = 0.25
+    """With ``distil`` and ``teacher=rollout``: the softmax temperature of the labels, in
+    return units (Cribbage: points of a deal); 0 puts all on the best action."""
+    dagger: float = 0.0
+    """With ``distil``: the share of moves the student plays while the teacher labels (DAgger);
+    the teacher's move otherwise."""
     teacher_iterations: int = 0
     """With ``distil``: the teacher's IS-MCTS iterations per decision (0: the game's default,
     as the ``ismcts`` bot)."""

@@ -137,3 +137,57 @@ def test_a_short_distillation_beats_random(tmp_path: Path) -> None:
     assert "distilled from ismcts:20" in (policy.policy_info or {})["info"]
     agent, loaded = train.load_agent(tmp_path / "run" / "agent.pt")
     assert loaded == config and agent.hint_bonus is not None
+
+
+def test_ppo_and_dmc_collect_from_every_side(tmp_path: Path) -> None:
+    # One-deal Jass: seat 0 deals every game, so only a learner on side 1 would ever choose
+    # trumps were it seated on one side; PPO and DMC seat it on both (half the envs each).
+    from cardhouse._rl import SideEnvs
+
+    game = cardhouse.new_game("jass", scope="deal")
+    env = SideEnvs(train.Config(game="jass", num_envs=8), game)
+    assert env.num_envs == 8 and env.learner.tolist() == [0] * 4 + [1] * 4
+    assert env.learner_seats == [[0, 2], [1, 3]]
+    obs, mask, player = env.reset()
+    for _ in range(40):
+        # Every row is a decision of the learner's side of its env.
+        assert (player % 2 == env.learner % 2).all(), player
+        obs, mask, player, _, _ = env.step(env.heuristic_actions)
+    assert obs.shape == (8, game.observation_shape[0]) and mask.shape[0] == 8
+    assert env.rollout_values("heuristic").shape == (8, game.num_distinct_actions)
+    # A short DMC run goes through the loop with both sides.
+    config = train.Config(
+        game="cribbage", algo="dmc", max_steps=512, num_envs=32, steps=8, eval_every=0,
+        final_sets=20, final_ismcts_sets=0, out=str(tmp_path / "run"),
+    )
+    summary = train.train(config, log=lambda _: None)
+    assert summary["env_steps"] >= 512
+
+
+def test_rollout_search_values_the_legal_actions() -> None:
+    env = cardhouse.VectorEnv("cribbage", 6, 2, bots={1: "heuristic"}, scope="deal")
+    obs, mask, _ = env.reset()
+    for _ in range(8):
+        values = env.rollout_search(8)
+        assert values.shape == mask.shape and (values[~mask] == 0).all()
+        # A forced move is not searched (0); otherwise a discard or a play has values.
+        forced = mask.sum(1) == 1
+        assert (values[forced] == 0).all()
+        for playouts in (None, 40):
+            again = cardhouse.VectorEnv("cribbage", 6, 2, bots={1: "heuristic"}, scope="deal")
+            assert again.rollout_search(8, playouts).shape == values.shape
+        obs, mask, _, _, _ = env.step(np.where(mask, values, -np.inf).argmax(1))
+    with pytest.raises(cardhouse.InvalidOptionError):
+        env.rollout_search(0)
+
+
+def test_a_short_distillation_of_rollouts_runs(tmp_path: Path) -> None:
+    config = train.Config(
+        game="cribbage", algo="distil", teacher="rollout", teacher_playouts=60, dagger=0.5,
+        max_steps=600, num_envs=32, steps=2, eval_every=0, final_sets=20,
+        final_ismcts_sets=0, out=str(tmp_path / "run"),
+    )
+    summary = train.train(config, log=lambda _: None)
+    assert summary["labels"] >= 600
+    policy = bots.policy(tmp_path / "run" / "policy.chp")
+    assert "distilled from rollout (60 playouts a decision)" in (policy.policy_info or {})["info"]
