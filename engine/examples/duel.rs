@@ -64,7 +64,6 @@ fn main() -> Result<(), cardhouse::Error> {
     let threads: u64 = args.get(4).and_then(|x| x.parse().ok()).unwrap_or(2);
     let seed: u64 = args.get(5).and_then(|x| x.parse().ok()).unwrap_or(7);
     let name = args.get(6).map_or("cribbage", String::as_str).to_owned();
-    let started = std::time::Instant::now();
     let results: Vec<(f64, f64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -101,15 +100,14 @@ fn main() -> Result<(), cardhouse::Error> {
     let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
     let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
     println!(
-        "{} vs {}: win {:.3} ({:.3}-{:.3}) over {} sets, margin {:+.3} points/set, {:.1} s",
+        "{} vs {}: win {:.3} ({:.3}-{:.3}) over {} sets, margin {:+.3} points/set",
         args.get(1).map_or("rollout", String::as_str),
         args.get(2).map_or("heuristic", String::as_str),
         p,
         centre - half,
         centre + half,
         results.len(),
-        margin,
-        started.elapsed().as_secs_f64()
+        margin
     );
     Ok(())
 }
