@@ -21,7 +21,10 @@ With ``teacher="rollout"`` the teacher is flat Monte Carlo instead
 (:meth:`cardhouse.VectorEnv.rollout_search`, the engine's ``rollout`` bot): every legal
 action (a Cribbage discard as a pair) played out with the heuristic on every seat over
 common determinizations for the seat; the label is a softmax of the action values at
-``label_temperature`` and the teacher plays the best. With ``dagger`` a share of the moves
+``label_temperature`` and the teacher plays the best; or, with ``distil_loss="value"``, the
+network regresses each legal action's gain over the heuristic's move (mean squared error)
+and leaves that move only for a predicted gain above ``margin``, as DMC does, but on values
+averaged over many determinizations instead of one rollout from the true state. With ``dagger`` a share of the moves
 played are the student's (DAgger), the teacher labelling every state.
 """
 
@@ -106,6 +109,13 @@ def _teach(
     if config.teacher == "rollout":
         values = env.rollout_search(config.teacher_samples, config.teacher_playouts or None)
         best = np.where(mask, values, -np.inf).argmax(1)
+        if config.distil_loss == "value":
+            # Each legal action's gain over the heuristic's move (0 without a hint).
+            base = values[np.arange(len(values)), env.heuristic_actions] if config.hint else 0.0
+            # Losses beyond 3 points are all "not this one": clipped, so the regression
+            # spends itself near the decisions.
+            gains = np.where(mask, np.maximum(values - np.asarray(base)[..., None], -3.0), 0.0)
+            return np.asarray(gains, dtype=np.float32), best
         return _value_labels(values, mask, config.label_temperature), best
     visits = env.search_visits(config.teacher_iterations or None)
     return _labels(visits), visits.argmax(1)
@@ -135,8 +145,17 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
             )
         )
     obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
-    # The hint bonus starts at 0 and is learned with the rest.
-    agent = Agent(obs_len, num_actions, config.hidden, 0.0 if config.hint else None)
+    value_loss = config.distil_loss == "value"
+    if value_loss and config.teacher != "rollout":
+        raise ValueError("distil_loss='value' needs teacher='rollout' (action values)")
+    if config.distil_loss not in ("policy", "value"):
+        raise ValueError(f"distil_loss={config.distil_loss!r}: policy or value")
+    # The hint bonus starts at 0 and is learned with the rest; regressing the values, it is
+    # the fixed margin a predicted gain must pass to leave the heuristic's move.
+    bonus = config.margin if value_loss else 0.0
+    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None)
+    if value_loss and agent.hint_bonus is not None:
+        agent.hint_bonus.requires_grad_(False)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
     buffer = _Buffer(config.buffer, obs_len, num_actions)
     iterations = config.teacher_iterations or None
@@ -200,11 +219,20 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
         losses = []
         for _ in range(batches):
             idx = torch.from_numpy(rng.integers(0, buffer.size, config.batch_size))
-            logits, _ = agent(
-                buffer.obs[idx], buffer.mask[idx], buffer.hint[idx] if config.hint else None
-            )
-            # Cross-entropy to the visit distribution (illegal actions have target 0).
-            loss = nn.functional.cross_entropy(logits, buffer.target[idx])
+            if value_loss:
+                # The outputs (before the margin) regress the gains of the legal actions.
+                x = agent.first(buffer.obs[idx])
+                if agent.hint_embedding is not None:
+                    x = x + agent.hint_embedding(buffer.hint[idx])
+                q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+                m = buffer.mask[idx].float()
+                loss = (((q - buffer.target[idx]) ** 2) * m).sum() / m.sum()
+            else:
+                logits, _ = agent(
+                    buffer.obs[idx], buffer.mask[idx], buffer.hint[idx] if config.hint else None
+                )
+                # Cross-entropy to the visit distribution (illegal actions have target 0).
+                loss = nn.functional.cross_entropy(logits, buffer.target[idx])
             optimizer.zero_grad()
             torch.autograd.backward(loss)
             nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
@@ -218,7 +246,7 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
             steps,
             finished,
             {
-                "cross_entropy": float(np.mean(losses)),
+                "value_loss" if value_loss else "cross_entropy": float(np.mean(losses)),
                 "student_matches_teacher": fresh_hits / max(fresh_rows, 1),
                 "heuristic_matches_teacher": fresh_hints / max(fresh_rows, 1),
             },

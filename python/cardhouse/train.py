@@ -15,9 +15,12 @@ What happens:
 
 * ``VectorEnv(game, num_envs, bots={...})`` plays the opponent's seats (the engine's
   ``heuristic``, ``random``, ``ismcts:N`` or a ``policy:NAME``) inside Rust, so every row it
-  returns is a decision of ours (side 0: seats 0 and 2 in Jass and Avinas, seat 0 in
-  two-handed games). With ``--opponent self`` every seat is ours (self-play: one network
-  plays all seats, each from its own seat's observation).
+  returns is a decision of ours. Against a bot the learner takes every side, as a duplicate
+  set seats it: one env per side (seats 0 and 2, then 1 and 3 in Jass and Avinas; seat 0,
+  then seat 1 in two-handed games), for every algorithm (in one-deal Jass seat 0 always
+  deals, so a learner seated on side 0 alone would never choose trumps). With ``--opponent
+  self`` every seat is ours (self-play: one network plays all seats, each from its own
+  seat's observation).
 * ``--algo dmc`` (the default): Deep Monte-Carlo (as DouZero) on branched rollouts. At every
   decision collected, ``VectorEnv.rollout_values`` plays each legal action out to the end of
   the deal with the heuristic on every seat (from the true state, common random numbers),
@@ -33,8 +36,12 @@ What happens:
   the teacher plays its most visited move and the network learns its visit distribution by
   cross-entropy, from the seat's observation (and the heuristic's move with ``--hint``), on
   minibatches drawn from a replay buffer (``--buffer`` rows, each collection followed by
-  ``--replay`` times its rows of training). The learner takes every side in turn (one env per
-  side), as the duplicate evaluation seats it. See ``_distil.py``.
+  ``--replay`` times its rows of training). With ``--teacher rollout`` the teacher is the
+  engine's ``rollout`` bot instead (flat Monte Carlo of the heuristic from every action over
+  common determinizations, :meth:`cardhouse.VectorEnv.rollout_search`); with
+  ``--distil-loss value`` the network regresses its action values as gains over the
+  heuristic's move, as DMC does; ``--dagger`` lets the student play a share of the moves.
+  See ``_distil.py``.
 * ``--algo ppo``: rollouts of ``--steps`` decisions per env; advantages by GAE over each
   seat's own decisions (a seat's rows in an env form its trajectory; the reward is the
   game's return, scaled by the standard deviation measured in the first rollout); the
@@ -153,6 +160,10 @@ class Config:
     label_temperature: float = 0.25
     """With ``distil`` and ``teacher=rollout``: the softmax temperature of the labels, in
     return units (Cribbage: points of a deal); 0 puts all on the best action."""
+    distil_loss: str = "policy"
+    """With ``distil``: ``policy`` (cross-entropy to the teacher's distribution) or, with
+    ``teacher=rollout``, ``value`` (regress each action's gain over the heuristic's move;
+    play it unless a gain above ``margin`` is predicted)."""
     dagger: float = 0.0
     """With ``distil``: the share of moves the student plays while the teacher labels (DAgger);
     the teacher's move otherwise."""

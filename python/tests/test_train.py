@@ -181,13 +181,19 @@ def test_rollout_search_values_the_legal_actions() -> None:
         env.rollout_search(0)
 
 
-def test_a_short_distillation_of_rollouts_runs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loss", ["policy", "value"])
+def test_a_short_distillation_of_rollouts_runs(tmp_path: Path, loss: str) -> None:
     config = train.Config(
         game="cribbage", algo="distil", teacher="rollout", teacher_playouts=60, dagger=0.5,
+        distil_loss=loss,
         max_steps=600, num_envs=32, steps=2, eval_every=0, final_sets=20,
         final_ismcts_sets=0, out=str(tmp_path / "run"),
     )
     summary = train.train(config, log=lambda _: None)
     assert summary["labels"] >= 600
     policy = bots.policy(tmp_path / "run" / "policy.chp")
-    assert "distilled from rollout (60 playouts a decision)" in (policy.policy_info or {})["info"]
+    info = policy.policy_info or {}
+    assert "distilled from rollout (60 playouts a decision)" in info["info"]
+    if loss == "value":
+        # The margin is fixed: the hint bonus is not learned.
+        assert info["hint_bonus"] == pytest.approx(config.margin)
