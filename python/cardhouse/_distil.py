@@ -39,7 +39,7 @@ from torch import nn
 
 import cardhouse
 
-from ._agent import Agent, sides
+from ._agent import Agent, rank_sharing, sides
 from ._run import Run
 
 if TYPE_CHECKING:
@@ -153,7 +153,8 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
     # The hint bonus starts at 0 and is learned with the rest; regressing the values, it is
     # the fixed margin a predicted gain must pass to leave the heuristic's move.
     bonus = config.margin if value_loss else 0.0
-    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None)
+    sharing = rank_sharing(game) if config.rank_sharing else None
+    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None, sharing)
     if value_loss and agent.hint_bonus is not None:
         agent.hint_bonus.requires_grad_(False)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
@@ -221,10 +222,9 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
             idx = torch.from_numpy(rng.integers(0, buffer.size, config.batch_size))
             if value_loss:
                 # The outputs (before the margin) regress the gains of the legal actions.
-                x = agent.first(buffer.obs[idx])
-                if agent.hint_embedding is not None:
-                    x = x + agent.hint_embedding(buffer.hint[idx])
-                q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+                q, _ = agent.outputs(
+                    buffer.obs[idx], buffer.hint[idx] if config.hint else None
+                )
                 m = buffer.mask[idx].float()
                 loss = (((q - buffer.target[idx]) ** 2) * m).sum() / m.sum()
             else:

@@ -13,7 +13,7 @@ from torch import nn
 
 import cardhouse
 
-from ._agent import Agent, sides
+from ._agent import Agent, rank_sharing, sides
 from ._run import Run, minibatches
 
 if TYPE_CHECKING:
@@ -83,7 +83,8 @@ def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
     obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
     dmc = config.algo == "dmc"
     bonus = config.margin if dmc else config.hint_bonus
-    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None)
+    sharing = rank_sharing(game) if config.rank_sharing else None
+    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None, sharing)
     if dmc and agent.hint_bonus is not None:
         agent.hint_bonus.requires_grad_(False)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
@@ -276,10 +277,7 @@ def _dmc_update(
     f_hint = hint.reshape(T * N)
     losses = []
     for idx in minibatches(rng, T * N, config.minibatches, config.epochs):
-        x = agent.first(f_obs[idx])
-        if agent.hint_embedding is not None:
-            x = x + agent.hint_embedding(f_hint[idx])
-        q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+        q, _ = agent.outputs(f_obs[idx], f_hint[idx] if agent.hint_embedding is not None else None)
         m = f_mask[idx].float()
         loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
         optimizer.zero_grad()

@@ -74,7 +74,7 @@ import torch
 
 import cardhouse
 
-from ._agent import Agent, export_policy, learner_seats, sides
+from ._agent import Agent, export_policy, learner_seats, rank_sharing, sides
 from ._distil import train_distil
 from ._rl import _advantages, train_rl  # noqa: F401 (_advantages: for the tests)
 from ._run import evaluate, plot
@@ -88,6 +88,7 @@ __all__ = [
     "load_agent",
     "main",
     "plot",
+    "rank_sharing",
     "sides",
     "train",
 ]
@@ -120,6 +121,10 @@ class Config:
     hint: bool = True
     """Give the network the heuristic bot's action as an input (and a learned bonus on its
     logit): the policy starts near the heuristic and learns where to differ."""
+    rank_sharing: bool = False
+    """Share the network's weights across suits (Cribbage only, :func:`rank_sharing`): the
+    rank counts of the card slices as extra inputs, each card's output and hint embedding
+    with a part common to its rank; folded into plain layers at export."""
     hint_bonus: float = 3.0
     """The initial logit bonus of the heuristic's action (with ``hint``)."""
     gae_lambda: float = 0.95
@@ -189,6 +194,7 @@ def load_agent(path: str | os.PathLike[str]) -> tuple[Agent, Config]:
         game.num_distinct_actions,
         config.hidden,
         config.hint_bonus if config.hint else None,
+        rank_sharing(game) if config.rank_sharing else None,
     )
     agent.load_state_dict(saved["agent"])
     return agent, config

@@ -41,10 +41,14 @@ def test_advantages_follow_each_seats_own_decisions() -> None:
     np.testing.assert_allclose(adv[:, 0], [0.9 - 0.1, 0.4 - 0.2, 0.9 - 0.3, 0.0], atol=1e-6)
 
 
-@pytest.mark.parametrize("hint", [False, True])
-def test_the_engine_evaluates_the_exported_network(hint: bool) -> None:
+@pytest.mark.parametrize("hint, sharing", [(False, False), (True, False), (True, True)])
+def test_the_engine_evaluates_the_exported_network(hint: bool, sharing: bool) -> None:
+    # With sharing (weights shared across suits), the shared parts fold into plain layers.
     game = cardhouse.new_game("cribbage", scope="deal")
-    agent = train.Agent(game.observation_shape[0], game.num_distinct_actions, 16, 2.0 if hint else None)
+    shared = train.rank_sharing(game) if sharing else None
+    agent = train.Agent(
+        game.observation_shape[0], game.num_distinct_actions, 16, 2.0 if hint else None, shared
+    )
     with torch.no_grad():
         for p in agent.parameters():
             p.normal_(0, 0.2)
