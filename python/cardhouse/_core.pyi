@@ -699,7 +699,7 @@ class VectorEnv:
             InvalidOptionError: ``iterations`` out of range.
         """
     def rollout_search(
-        self, samples: int = 100, playouts: int | None = None
+        self, samples: int = 100, playouts: int | None = None, max_actions: int | None = None
     ) -> npt.NDArray[np.float32]:
         """The action values of the ``rollout`` bot's search for the seat to act in every env,
         for training targets: a new float32 array ``(num_envs, num_distinct_actions)``, each
@@ -718,6 +718,8 @@ class VectorEnv:
             playouts: instead, playouts per search (1 to 10,000,000), shared out among the
                 seat's plans (a Cribbage discard has 30 two-card plans, a play at most 5):
                 ``playouts // plans`` determinizations, at least one.
+            max_actions: search only decisions with at most this many legal actions (the
+                others' rows stay 0; default: all).
 
         Raises:
             InvalidOptionError: ``samples`` or ``playouts`` out of range.

@@ -107,8 +107,19 @@ def _teach(
     visited move, or (``teacher="rollout"``) the rollout values as a softmax and the move of
     highest value."""
     if config.teacher == "rollout":
-        values = env.rollout_search(config.teacher_samples, config.teacher_playouts or None)
+        values = env.rollout_search(
+            config.teacher_samples, config.teacher_playouts or None, config.teacher_max_actions or None
+        )
         best = np.where(mask, values, -np.inf).argmax(1)
+        if config.teacher_max_actions:
+            # Decisions with more legal actions are not searched: the heuristic's move is
+            # the teacher's (its gain 0, as every action's).
+            wide = mask.sum(1) > config.teacher_max_actions
+            hint = env.heuristic_actions
+            best = np.where(wide, hint, best)
+            values = np.where(wide[:, None], np.where(np.arange(mask.shape[1]) == hint[:, None], 1.0, 0.0), values)
+            if config.distil_loss == "value":
+                values = np.where(wide[:, None], 0.0, values)
         if config.distil_loss == "value":
             # Each legal action's gain over the heuristic's move (0 without a hint).
             base = values[np.arange(len(values)), env.heuristic_actions] if config.hint else 0.0

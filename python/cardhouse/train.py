@@ -159,6 +159,10 @@ class Config:
     softmax of the action values at ``label_temperature``)."""
     teacher_samples: int = 100
     """With ``distil`` and ``teacher=rollout``: determinizations per decision."""
+    teacher_max_actions: int = 0
+    """With ``distil`` and ``teacher=rollout``: search only decisions with at most this many
+    legal actions (0: all); the others are the heuristic's, labelled as such (Cribbage: 4
+    searches the play and leaves the discards, 6 and 5 cards, to the heuristic)."""
     teacher_playouts: int = 0
     """With ``distil`` and ``teacher=rollout``: instead of ``teacher_samples``, playouts per
     decision shared out among the seat's plans (0: ``teacher_samples``)."""

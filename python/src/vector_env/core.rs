@@ -306,11 +306,13 @@ impl Core {
     }
 
     /// The `rollout` bot's action values for the seat to act in every env (0 for actions
-    /// not legal or not sampled), into `out` (`num_actions` per env); the generator is the
-    /// one [`Core::search_visits`] uses.
+    /// not legal or not sampled, and for every action of a decision with more than
+    /// `max_actions` legal ones, not searched), into `out` (`num_actions` per env); the
+    /// generator is the one [`Core::search_visits`] uses.
     pub(crate) fn rollout_search(
         &mut self,
         config: &RolloutConfig,
+        max_actions: usize,
         out: &mut [f32],
     ) -> Result<(), EnvError> {
         let players = self.dims.players;
@@ -319,6 +321,9 @@ impl Core {
             let Player::Seat(seat) = env.state.current_player() else {
                 return Ok(());
             };
+            if env.state.legal_actions().len() > max_actions {
+                return Ok(());
+            }
             let rng = &mut env.bot_rngs[players + 1];
             for v in env.state.rollout_root(config, seat, rng, &mut || false)? {
                 if let Some(slot) = row.get_mut(v.action as usize) {

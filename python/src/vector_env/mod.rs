@@ -392,16 +392,25 @@ impl PyVectorEnv {
     ///     playouts: instead, playouts per search (1 to 10,000,000), shared out among the
     ///         seat's plans (a Cribbage discard has 30 two-card plans, a play at most 5):
     ///         ``playouts // plans`` determinizations, at least one.
+    ///     max_actions: search only decisions with at most this many legal actions (the
+    ///         others' rows stay 0; default: all).
     ///
     /// Raises:
     ///     InvalidOptionError: ``samples`` or ``playouts`` out of range.
-    #[pyo3(signature = (samples = I64(100), playouts = None))]
+    #[pyo3(signature = (samples = I64(100), playouts = None, max_actions = None))]
     fn rollout_search<'py>(
         &mut self,
         py: Python<'py>,
         samples: I64,
         playouts: Option<I64>,
+        max_actions: Option<I64>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let max_actions = match max_actions {
+            None => usize::MAX,
+            Some(I64(n)) => usize::try_from(n).map_err(|_| {
+                new_err(Kind::InvalidOption, format!("max_actions={n}: give 0 or more"))
+            })?,
+        };
         let playouts = match playouts {
             None => 0,
             Some(I64(n)) => u32::try_from(n)
@@ -431,7 +440,7 @@ impl PyVectorEnv {
         let (n, a) = (self.core.envs.len(), self.core.dims.num_actions);
         let mut values = vec![0.0f32; n * a];
         let core = &mut self.core;
-        py.detach(|| core.rollout_search(&config, &mut values))
+        py.detach(|| core.rollout_search(&config, max_actions, &mut values))
             .map_err(env_error)?;
         numpy::ndarray::Array2::from_shape_vec((n, a), values)
             .map(|arr| PyArray2::from_owned_array(py, arr))
