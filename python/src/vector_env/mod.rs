@@ -408,7 +408,10 @@ impl PyVectorEnv {
         let max_actions = match max_actions {
             None => usize::MAX,
             Some(I64(n)) => usize::try_from(n).map_err(|_| {
-                new_err(Kind::InvalidOption, format!("max_actions={n}: give 0 or more"))
+                new_err(
+                    Kind::InvalidOption,
+                    format!("max_actions={n}: give 0 or more"),
+                )
             })?,
         };
         let playouts = match playouts {
