@@ -561,6 +561,26 @@ impl AnyState {
         })
     }
 
+    /// The estimates of the `rollout` bot for every legal action of `seat` (to act), from
+    /// what `seat` knows only: see [`crate::bots::rollout::root_values`]. Draws from `rng`
+    /// as the `rollout` bot of the same `config` does.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
+    /// [`crate::bots::rollout::root_values`].
+    pub fn rollout_root<R: Rng + ?Sized>(
+        &self,
+        config: &crate::bots::RolloutConfig,
+        seat: usize,
+        rng: &mut R,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Vec<crate::bots::rollout::ActionValue>, Error> {
+        on_state!(self, s => {
+            crate::game::expect_turn(s, seat)?;
+            crate::bots::rollout::root_values(s, seat, config, rng, stop)
+        })
+    }
+
     /// See [`State::deal_outcome`].
     #[must_use]
     pub fn deal_outcome(&self) -> Option<SeatValues> {

@@ -19,6 +19,7 @@ fn bots() -> Vec<BotKind> {
         BotKind::Random,
         BotKind::Heuristic,
         "ismcts:20".parse().expect("bot"),
+        "rollout:3".parse().expect("bot"),
     ]
 }
 
@@ -252,4 +253,81 @@ fn ismcts_root_statistics_are_the_bots_search() {
         matches!(err, Err(cardhouse::Error::WrongNode(_))),
         "{err:?}"
     );
+}
+
+/// `rollout_root` reports the estimates the `rollout` bot decides by: one entry per legal
+/// action, each sampled on every determinization, the bot's choice of highest value; a
+/// forced move unsampled.
+#[test]
+fn rollout_root_values_are_the_bots_choice() {
+    let config = cardhouse::bots::RolloutConfig {
+        samples: 4,
+        ..Default::default()
+    };
+    let bot = BotKind::Rollout(config.clone());
+    for game in games() {
+        decision_points(&game, 6, |state, seat| {
+            let values = state
+                .rollout_root(&config, seat, &mut SeededRng::new(4), &mut || false)
+                .expect("search");
+            let legal = state.legal_actions();
+            assert!(
+                values.iter().all(|v| legal.contains(v.action)),
+                "{}",
+                game.name()
+            );
+            if legal.len() == 1 {
+                assert_eq!((values.len(), values[0].samples), (1, 0), "{}", game.name());
+                return;
+            }
+            assert_eq!(values.len(), legal.len(), "{}", game.name());
+            assert!(values.iter().all(|v| v.samples == 4), "{}", game.name());
+            let best = values.iter().map(|v| v.value).fold(f64::MIN, f64::max);
+            let chosen = state
+                .bot_action(&bot, seat, &mut SeededRng::new(4), &mut || false)
+                .expect("bot");
+            let v = values.iter().find(|v| v.action == chosen).expect("chosen");
+            assert_eq!(
+                v.value,
+                best,
+                "{}: the bot plays the best value",
+                game.name()
+            );
+        });
+    }
+}
+
+/// A Cribbage discard is judged as a pair: the first card's value is its best pair's, so the
+/// pair the bot throws is the pair its first decision valued.
+#[test]
+fn rollout_judges_a_cribbage_discard_as_a_pair() {
+    let game = new_game("cribbage", &options([("scope", "deal".into())])).expect("cribbage");
+    let bot: BotKind = "rollout:30".parse().expect("bot");
+    let mut rng = SeededRng::new(3);
+    let mut state = game.new_initial_state();
+    while state.is_chance_node() {
+        state.resolve_chance(&mut rng).expect("deal");
+    }
+    let Player::Seat(seat) = state.current_player() else {
+        panic!("a seat discards")
+    };
+    let first = state
+        .bot_action(&bot, seat, &mut SeededRng::new(8), &mut || false)
+        .expect("bot");
+    let config = cardhouse::bots::RolloutConfig {
+        samples: 30,
+        ..Default::default()
+    };
+    let values = state
+        .rollout_root(&config, seat, &mut SeededRng::new(8), &mut || false)
+        .expect("search");
+    assert_eq!(values.len(), 6, "six cards to choose from");
+    // The two cards of the best pair share the best value (same determinizations).
+    let best = values.iter().map(|v| v.value).fold(f64::MIN, f64::max);
+    let tied = values.iter().filter(|v| v.value == best).count();
+    assert!(
+        tied >= 2,
+        "both cards of the best pair are worth its value: {values:?}"
+    );
+    assert!(values.iter().any(|v| v.action == first && v.value == best));
 }

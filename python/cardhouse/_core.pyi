@@ -698,6 +698,32 @@ class VectorEnv:
         Raises:
             InvalidOptionError: ``iterations`` out of range.
         """
+    def rollout_search(
+        self, samples: int = 100, playouts: int | None = None, max_actions: int | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The action values of the ``rollout`` bot's search for the seat to act in every env,
+        for training targets: a new float32 array ``(num_envs, num_distinct_actions)``, each
+        legal action's mean return (in the game's return units) for the seat over ``samples``
+        determinizations, played out with the heuristic on every seat after the action (and,
+        when the seat acts again at once, after its best next action: a Cribbage discard is
+        judged as a pair), every action on the same determinizations and playout draws. 0 for
+        the other actions, and for a forced move. The bot plays the legal action of highest
+        value. Searches run in Rust with the GIL released, split over ``num_threads``.
+
+        Each search decides from the seat's knowledge only (over states resampled for it,
+        never the real hidden cards), with the generator :meth:`search_visits` uses.
+
+        Args:
+            samples: determinizations per search, 1 to 100,000.
+            playouts: instead, playouts per search (1 to 10,000,000), shared out among the
+                seat's plans (a Cribbage discard has 30 two-card plans, a play at most 5):
+                ``playouts // plans`` determinizations, at least one.
+            max_actions: search only decisions with at most this many legal actions (the
+                others' rows stay 0; default: all).
+
+        Raises:
+            InvalidOptionError: ``samples`` or ``playouts`` out of range.
+        """
     def state(self, index: int) -> State:
         """A copy of env ``index``'s current state (for inspection; changing it does not change
         the env).

@@ -13,13 +13,63 @@ from torch import nn
 
 import cardhouse
 
-from ._agent import Agent, learner_seats, sides
+from ._agent import Agent, rank_sharing, sides
 from ._run import Run, minibatches
 
 if TYPE_CHECKING:
     from .train import Config
 
-__all__ = ["train_rl"]
+__all__ = ["SideEnvs", "train_rl"]
+
+
+class SideEnvs:
+    """The learner on every side of the table: one :class:`cardhouse.VectorEnv` per side
+    (``num_envs // sides`` envs each, the learner on that side's seats, the opponent on the
+    others), presented as one (outputs concatenated, side 0's envs first). In one-deal Jass
+    the same seat deals every game, so a learner on side 0 alone would never choose trumps,
+    a decision the duplicate evaluation gives it in half the deals; so PPO and DMC collect
+    from every side, as the distillation does. In self-play one env holds every seat."""
+
+    def __init__(self, config: Config, game: cardhouse.Game) -> None:
+        from ._distil import side_seats
+
+        players = game.num_players
+        self.seat_sets = side_seats(game, config.opponent)
+        per = max(1, config.num_envs // len(self.seat_sets))
+        self.envs = [
+            cardhouse.VectorEnv(
+                config.game,
+                per,
+                config.seed + k,
+                num_threads=config.env_threads,
+                bots={s: config.opponent for s in range(players) if s not in seats},
+                hints=config.hint,
+                **config.options,
+            )
+            for k, seats in enumerate(self.seat_sets)
+        ]
+        self.num_envs = per * len(self.envs)
+        self.learner = np.repeat([seats[0] for seats in self.seat_sets], per)
+        """A learner seat of each row (for the training returns)."""
+        self.learner_seats = [e.learner_seats for e in self.envs]
+
+    def _split(self, rows: np.ndarray) -> list[np.ndarray]:
+        return np.split(rows, len(self.envs))
+
+    def reset(self) -> tuple[np.ndarray, ...]:
+        parts = [e.reset() for e in self.envs]
+        return tuple(np.concatenate(x) for x in zip(*parts))
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
+        parts = [e.step(a) for e, a in zip(self.envs, self._split(actions))]
+        return tuple(np.concatenate(x) for x in zip(*parts))
+
+    @property
+    def heuristic_actions(self) -> np.ndarray:
+        return np.concatenate([e.heuristic_actions for e in self.envs])
+
+    def rollout_values(self, bot: str) -> np.ndarray:
+        return np.concatenate([e.rollout_values(bot) for e in self.envs])
 
 
 def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
@@ -29,27 +79,16 @@ def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
     rng = np.random.default_rng(config.seed)
     game = cardhouse.new_game(config.game, **config.options)
     players = game.num_players
-    if config.opponent == "self":
-        bots: dict[int, str] = {}
-    else:
-        bots = {s: config.opponent for s in range(players) if s not in learner_seats(game)}
-    env = cardhouse.VectorEnv(
-        config.game,
-        config.num_envs,
-        config.seed,
-        num_threads=config.env_threads,
-        bots=bots,
-        hints=config.hint,
-        **config.options,
-    )
+    env = SideEnvs(config, game)
     obs_len, num_actions = game.observation_shape[0], game.num_distinct_actions
     dmc = config.algo == "dmc"
     bonus = config.margin if dmc else config.hint_bonus
-    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None)
+    sharing = rank_sharing(game) if config.rank_sharing else None
+    agent = Agent(obs_len, num_actions, config.hidden, bonus if config.hint else None, sharing)
     if dmc and agent.hint_bonus is not None:
         agent.hint_bonus.requires_grad_(False)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.lr, eps=1e-5)
-    T, N = config.steps, config.num_envs
+    T, N = config.steps, env.num_envs
     b_obs = torch.zeros((T, N, obs_len))
     b_mask = torch.zeros((T, N, num_actions), dtype=torch.bool)
     b_act = torch.zeros((T, N), dtype=torch.long)
@@ -64,7 +103,6 @@ def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
     run = Run(config, game, log, method)
     clock = run.clock
     obs, mask, player = env.reset()
-    ours = learner_seats(game)
     scale = 0.0
     steps = updates = 0
     hints = env.heuristic_actions
@@ -111,7 +149,7 @@ def train_rl(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
             b_done[t] = dones
             b_rew[t] = rewards
             if dones.any():
-                finished.append(rewards[dones][:, ours[0]].copy())
+                finished.append(rewards[dones, env.learner[dones]].copy())
             clock["policy"] += t1 - t0
             clock["engine"] += t2 - t1
         steps += T * N
@@ -239,10 +277,7 @@ def _dmc_update(
     f_hint = hint.reshape(T * N)
     losses = []
     for idx in minibatches(rng, T * N, config.minibatches, config.epochs):
-        x = agent.first(f_obs[idx])
-        if agent.hint_embedding is not None:
-            x = x + agent.hint_embedding(f_hint[idx])
-        q = agent.actor(torch.relu(agent.second(torch.relu(x))))
+        q, _ = agent.outputs(f_obs[idx], f_hint[idx] if agent.hint_embedding is not None else None)
         m = f_mask[idx].float()
         loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
         optimizer.zero_grad()

@@ -222,9 +222,10 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
     import matplotlib.pyplot as plt
 
     run = Path(run)
-    algo = "?"
+    algo, teacher = "?", "ismcts"
     if (run / "summary.json").is_file():
-        algo = json.loads((run / "summary.json").read_text())["config"]["algo"]
+        saved = json.loads((run / "summary.json").read_text())["config"]
+        algo, teacher = saved["algo"], saved.get("teacher", "ismcts")
     games = "the teacher's training games" if algo == "distil" else "training games"
     with open(run / "progress.csv") as f:
         prog = list(csv.DictReader(f))
@@ -246,7 +247,8 @@ def plot(run: str | os.PathLike[str], path: str | os.PathLike[str] | None = None
     ax.axhline(0.5, ls="--", color="0.3", lw=0.8)
     steps = "labelled decisions" if algo == "distil" else "environment steps"
     ax.set(xlabel=f"{steps} (millions)", ylabel="win rate", ylim=(0, 1))
-    title = {"dmc": "DMC", "ppo": "masked PPO", "distil": "IS-MCTS distillation"}.get(algo, algo)
+    distil = "rollout distillation" if teacher == "rollout" else "IS-MCTS distillation"
+    title = {"dmc": "DMC", "ppo": "masked PPO", "distil": distil}.get(algo, algo)
     ax.set_title(f"{run.name}: {title}", fontsize=10)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

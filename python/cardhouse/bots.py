@@ -28,6 +28,9 @@ cards. A bot is deterministic for its seed and the sequence of its calls. A bot 
 * :func:`ismcts`: information-set Monte Carlo tree search; ``iterations`` per move (default:
   the game's, under 20 ms a move), optionally capped by ``time_budget`` seconds (which makes
   it depend on the machine's speed).
+* ``"rollout"`` / ``"rollout:N"`` (a name wherever a bot is taken): flat Monte Carlo, every
+  legal move (a Cribbage discard as a pair) played out by the heuristic over the same ``N``
+  states resampled for the seat (default 100), the best mean played.
 * :func:`policy`: a trained policy (a small neural network evaluated by the engine in Rust,
   greedy over the legal actions): one shipped with cardhouse (``policy("jass")``, the same as
   the bot name ``"policy:jass"``) or a file written by :mod:`cardhouse.train`.

@@ -15,9 +15,12 @@ What happens:
 
 * ``VectorEnv(game, num_envs, bots={...})`` plays the opponent's seats (the engine's
   ``heuristic``, ``random``, ``ismcts:N`` or a ``policy:NAME``) inside Rust, so every row it
-  returns is a decision of ours (side 0: seats 0 and 2 in Jass and Avinas, seat 0 in
-  two-handed games). With ``--opponent self`` every seat is ours (self-play: one network
-  plays all seats, each from its own seat's observation).
+  returns is a decision of ours. Against a bot the learner takes every side, as a duplicate
+  set seats it: one env per side (seats 0 and 2, then 1 and 3 in Jass and Avinas; seat 0,
+  then seat 1 in two-handed games), for every algorithm (in one-deal Jass seat 0 always
+  deals, so a learner seated on side 0 alone would never choose trumps). With ``--opponent
+  self`` every seat is ours (self-play: one network plays all seats, each from its own
+  seat's observation).
 * ``--algo dmc`` (the default): Deep Monte-Carlo (as DouZero) on branched rollouts. At every
   decision collected, ``VectorEnv.rollout_values`` plays each legal action out to the end of
   the deal with the heuristic on every seat (from the true state, common random numbers),
@@ -33,8 +36,12 @@ What happens:
   the teacher plays its most visited move and the network learns its visit distribution by
   cross-entropy, from the seat's observation (and the heuristic's move with ``--hint``), on
   minibatches drawn from a replay buffer (``--buffer`` rows, each collection followed by
-  ``--replay`` times its rows of training). The learner takes every side in turn (one env per
-  side), as the duplicate evaluation seats it. See ``_distil.py``.
+  ``--replay`` times its rows of training). With ``--teacher rollout`` the teacher is the
+  engine's ``rollout`` bot instead (flat Monte Carlo of the heuristic from every action over
+  common determinizations, :meth:`cardhouse.VectorEnv.rollout_search`); with
+  ``--distil-loss value`` the network regresses its action values as gains over the
+  heuristic's move, as DMC does; ``--dagger`` lets the student play a share of the moves.
+  See ``_distil.py``.
 * ``--algo ppo``: rollouts of ``--steps`` decisions per env; advantages by GAE over each
   seat's own decisions (a seat's rows in an env form its trajectory; the reward is the
   game's return, scaled by the standard deviation measured in the first rollout); the
@@ -67,7 +74,7 @@ import torch
 
 import cardhouse
 
-from ._agent import Agent, export_policy, learner_seats, sides
+from ._agent import Agent, export_policy, learner_seats, rank_sharing, sides
 from ._distil import train_distil
 from ._rl import _advantages, train_rl  # noqa: F401 (_advantages: for the tests)
 from ._run import evaluate, plot
@@ -81,6 +88,7 @@ __all__ = [
     "load_agent",
     "main",
     "plot",
+    "rank_sharing",
     "sides",
     "train",
 ]
@@ -113,6 +121,10 @@ class Config:
     hint: bool = True
     """Give the network the heuristic bot's action as an input (and a learned bonus on its
     logit): the policy starts near the heuristic and learns where to differ."""
+    rank_sharing: bool = False
+    """Share the network's weights across suits (Cribbage only, :func:`rank_sharing`): the
+    rank counts of the card slices as extra inputs, each card's output and hint embedding
+    with a part common to its rank; folded into plain layers at export."""
     hint_bonus: float = 3.0
     """The initial logit bonus of the heuristic's action (with ``hint``)."""
     gae_lambda: float = 0.95
@@ -140,6 +152,30 @@ class Config:
     margin: float = 0.15
     """With ``dmc`` and ``hint``: the hint bonus, fixed: the policy leaves the heuristic's
     move only where it predicts a gain above this (in reward-scale units)."""
+    teacher: str = "ismcts"
+    """With ``distil``: ``ismcts`` (the network learns the search's visit distribution) or
+    ``rollout`` (flat Monte Carlo of the heuristic from every action on common
+    determinizations, :meth:`cardhouse.VectorEnv.rollout_search`; the network learns a
+    softmax of the action values at ``label_temperature``)."""
+    teacher_samples: int = 100
+    """With ``distil`` and ``teacher=rollout``: determinizations per decision."""
+    teacher_max_actions: int = 0
+    """With ``distil`` and ``teacher=rollout``: search only decisions with at most this many
+    legal actions (0: all); the others are the heuristic's, labelled as such (Cribbage: 4
+    searches the play and leaves the discards, 6 and 5 cards, to the heuristic)."""
+    teacher_playouts: int = 0
+    """With ``distil`` and ``teacher=rollout``: instead of ``teacher_samples``, playouts per
+    decision shared out among the seat's plans (0: ``teacher_samples``)."""
+    label_temperature: float = 0.25
+    """With ``distil`` and ``teacher=rollout``: the softmax temperature of the labels, in
+    return units (Cribbage: points of a deal); 0 puts all on the best action."""
+    distil_loss: str = "policy"
+    """With ``distil``: ``policy`` (cross-entropy to the teacher's distribution) or, with
+    ``teacher=rollout``, ``value`` (regress each action's gain over the heuristic's move;
+    play it unless a gain above ``margin`` is predicted)."""
+    dagger: float = 0.0
+    """With ``distil``: the share of moves the student plays while the teacher labels (DAgger);
+    the teacher's move otherwise."""
     teacher_iterations: int = 0
     """With ``distil``: the teacher's IS-MCTS iterations per decision (0: the game's default,
     as the ``ismcts`` bot)."""
@@ -162,6 +198,7 @@ def load_agent(path: str | os.PathLike[str]) -> tuple[Agent, Config]:
         game.num_distinct_actions,
         config.hidden,
         config.hint_bonus if config.hint else None,
+        rank_sharing(game) if config.rank_sharing else None,
     )
     agent.load_state_dict(saved["agent"])
     return agent, config

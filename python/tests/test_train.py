@@ -41,10 +41,14 @@ def test_advantages_follow_each_seats_own_decisions() -> None:
     np.testing.assert_allclose(adv[:, 0], [0.9 - 0.1, 0.4 - 0.2, 0.9 - 0.3, 0.0], atol=1e-6)
 
 
-@pytest.mark.parametrize("hint", [False, True])
-def test_the_engine_evaluates_the_exported_network(hint: bool) -> None:
+@pytest.mark.parametrize("hint, sharing", [(False, False), (True, False), (True, True)])
+def test_the_engine_evaluates_the_exported_network(hint: bool, sharing: bool) -> None:
+    # With sharing (weights shared across suits), the shared parts fold into plain layers.
     game = cardhouse.new_game("cribbage", scope="deal")
-    agent = train.Agent(game.observation_shape[0], game.num_distinct_actions, 16, 2.0 if hint else None)
+    shared = train.rank_sharing(game) if sharing else None
+    agent = train.Agent(
+        game.observation_shape[0], game.num_distinct_actions, 16, 2.0 if hint else None, shared
+    )
     with torch.no_grad():
         for p in agent.parameters():
             p.normal_(0, 0.2)
@@ -137,3 +141,63 @@ def test_a_short_distillation_beats_random(tmp_path: Path) -> None:
     assert "distilled from ismcts:20" in (policy.policy_info or {})["info"]
     agent, loaded = train.load_agent(tmp_path / "run" / "agent.pt")
     assert loaded == config and agent.hint_bonus is not None
+
+
+def test_ppo_and_dmc_collect_from_every_side(tmp_path: Path) -> None:
+    # One-deal Jass: seat 0 deals every game, so only a learner on side 1 would ever choose
+    # trumps were it seated on one side; PPO and DMC seat it on both (half the envs each).
+    from cardhouse._rl import SideEnvs
+
+    game = cardhouse.new_game("jass", scope="deal")
+    env = SideEnvs(train.Config(game="jass", num_envs=8), game)
+    assert env.num_envs == 8 and env.learner.tolist() == [0] * 4 + [1] * 4
+    assert env.learner_seats == [[0, 2], [1, 3]]
+    obs, mask, player = env.reset()
+    for _ in range(40):
+        # Every row is a decision of the learner's side of its env.
+        assert (player % 2 == env.learner % 2).all(), player
+        obs, mask, player, _, _ = env.step(env.heuristic_actions)
+    assert obs.shape == (8, game.observation_shape[0]) and mask.shape[0] == 8
+    assert env.rollout_values("heuristic").shape == (8, game.num_distinct_actions)
+    # A short DMC run goes through the loop with both sides.
+    config = train.Config(
+        game="cribbage", algo="dmc", max_steps=512, num_envs=32, steps=8, eval_every=0,
+        final_sets=20, final_ismcts_sets=0, out=str(tmp_path / "run"),
+    )
+    summary = train.train(config, log=lambda _: None)
+    assert summary["env_steps"] >= 512
+
+
+def test_rollout_search_values_the_legal_actions() -> None:
+    env = cardhouse.VectorEnv("cribbage", 6, 2, bots={1: "heuristic"}, scope="deal")
+    obs, mask, _ = env.reset()
+    for _ in range(8):
+        values = env.rollout_search(8)
+        assert values.shape == mask.shape and (values[~mask] == 0).all()
+        # A forced move is not searched (0); otherwise a discard or a play has values.
+        forced = mask.sum(1) == 1
+        assert (values[forced] == 0).all()
+        for playouts in (None, 40):
+            again = cardhouse.VectorEnv("cribbage", 6, 2, bots={1: "heuristic"}, scope="deal")
+            assert again.rollout_search(8, playouts).shape == values.shape
+        obs, mask, _, _, _ = env.step(np.where(mask, values, -np.inf).argmax(1))
+    with pytest.raises(cardhouse.InvalidOptionError):
+        env.rollout_search(0)
+
+
+@pytest.mark.parametrize("loss", ["policy", "value"])
+def test_a_short_distillation_of_rollouts_runs(tmp_path: Path, loss: str) -> None:
+    config = train.Config(
+        game="cribbage", algo="distil", teacher="rollout", teacher_playouts=60, dagger=0.5,
+        distil_loss=loss,
+        max_steps=600, num_envs=32, steps=2, eval_every=0, final_sets=20,
+        final_ismcts_sets=0, out=str(tmp_path / "run"),
+    )
+    summary = train.train(config, log=lambda _: None)
+    assert summary["labels"] >= 600
+    policy = bots.policy(tmp_path / "run" / "policy.chp")
+    info = policy.policy_info or {}
+    assert "distilled from rollout (60 playouts a decision)" in info["info"]
+    if loss == "value":
+        # The margin is fixed: the hint bonus is not learned.
+        assert info["hint_bonus"] == pytest.approx(config.margin)

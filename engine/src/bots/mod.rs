@@ -38,6 +38,7 @@ pub mod arena;
 pub mod ismcts;
 pub mod policy;
 pub mod random;
+pub mod rollout;
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,6 +46,7 @@ use std::sync::Arc;
 
 pub use ismcts::{IsmctsConfig, RootEdge};
 pub use policy::Policy;
+pub use rollout::RolloutConfig;
 
 use crate::{Action, Error, Rng, State};
 
@@ -58,6 +60,8 @@ pub enum BotKind {
     Heuristic,
     /// Information-set Monte Carlo tree search.
     Ismcts(IsmctsConfig),
+    /// Flat Monte Carlo rollouts of the heuristic from every plan ([`rollout`]).
+    Rollout(RolloutConfig),
     /// A trained policy ([`policy`]): `policy:NAME` for a shipped one, or weights the caller
     /// read ([`Policy::from_bytes`]).
     Policy(Arc<Policy>),
@@ -65,15 +69,17 @@ pub enum BotKind {
 
 impl BotKind {
     /// The names accepted by [`BotKind::from_str`].
-    pub const NAMES: &'static [&'static str] = &["random", "heuristic", "ismcts", "policy"];
+    pub const NAMES: &'static [&'static str] =
+        &["random", "heuristic", "ismcts", "rollout", "policy"];
 
-    /// Short name: `random`, `heuristic`, `ismcts`, `policy`.
+    /// Short name: `random`, `heuristic`, `ismcts`, `rollout`, `policy`.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             BotKind::Random => "random",
             BotKind::Heuristic => "heuristic",
             BotKind::Ismcts(_) => "ismcts",
+            BotKind::Rollout(_) => "rollout",
             BotKind::Policy(_) => "policy",
         }
     }
@@ -101,6 +107,9 @@ impl fmt::Display for BotKind {
             BotKind::Ismcts(c) if *c != IsmctsConfig::default() => {
                 write!(f, "ismcts:{}", c.iterations)
             }
+            BotKind::Rollout(c) if *c != RolloutConfig::default() => {
+                write!(f, "rollout:{}", c.samples)
+            }
             BotKind::Policy(p) => write!(f, "policy:{}", p.name()),
             other => f.write_str(other.name()),
         }
@@ -111,7 +120,8 @@ impl FromStr for BotKind {
     type Err = Error;
 
     /// `random`, `heuristic`, `ismcts`, `ismcts:N` (N iterations per move, 1 to
-    /// 1,000,000) or `policy:NAME` (a policy shipped with the engine, [`policy::shipped`]).
+    /// 1,000,000), `rollout`, `rollout:N` (N determinizations per move, 1 to 100,000) or
+    /// `policy:NAME` (a policy shipped with the engine, [`policy::shipped`]).
     fn from_str(text: &str) -> Result<BotKind, Error> {
         let text = text.trim();
         let bad = |why: String| Error::InvalidBot {
@@ -135,9 +145,20 @@ impl FromStr for BotKind {
                     "ismcts:N with N iterations per move, 1 to 1000000".into()
                 )),
             },
+            ("rollout", None) => Ok(BotKind::Rollout(RolloutConfig::default())),
+            ("rollout", Some(n)) => match n.trim().parse::<u32>() {
+                Ok(n) if (1..=100_000).contains(&n) => Ok(BotKind::Rollout(RolloutConfig {
+                    samples: n,
+                    ..RolloutConfig::default()
+                })),
+                _ => Err(bad(
+                    "rollout:N with N determinizations per move, 1 to 100000".into(),
+                )),
+            },
             ("policy", Some(n)) => Ok(BotKind::Policy(policy::shipped(n.trim())?)),
             _ => Err(bad(format!(
-                "random, heuristic, ismcts, ismcts:N (N iterations per move) or policy:NAME \
+                "random, heuristic, ismcts, ismcts:N (N iterations per move), rollout, rollout:N \
+                 (N determinizations per move) or policy:NAME \
                  (shipped: {})",
                 policy::shipped_names().join(", ")
             ))),
@@ -175,6 +196,7 @@ pub fn choose<S: State, R: Rng + ?Sized>(
         BotKind::Random => random::action(state, rng),
         BotKind::Heuristic => state.heuristic_action(seat, rng),
         BotKind::Ismcts(config) => ismcts::search(state, seat, config, rng, stop),
+        BotKind::Rollout(config) => rollout::search(state, seat, config, rng, stop),
         BotKind::Policy(p) => p.action(state, seat, rng),
     }
 }

@@ -1,7 +1,7 @@
 //! The Rust side of `VectorEnv`: the envs, their generators, the bots on their seats, and the
 //! stepping (no Python here; the caller releases the GIL around every call).
 
-use cardhouse::bots::{BotKind, IsmctsConfig};
+use cardhouse::bots::{BotKind, IsmctsConfig, RolloutConfig};
 use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
 
 /// SplitMix64 finalizer.
@@ -299,6 +299,35 @@ impl Core {
             for edge in env.state.ismcts_root(config, seat, rng, &mut || false)? {
                 if let Some(slot) = row.get_mut(edge.action as usize) {
                     *slot = edge.visits as f32;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The `rollout` bot's action values for the seat to act in every env (0 for actions
+    /// not legal or not sampled, and for every action of a decision with more than
+    /// `max_actions` legal ones, not searched), into `out` (`num_actions` per env); the
+    /// generator is the one [`Core::search_visits`] uses.
+    pub(crate) fn rollout_search(
+        &mut self,
+        config: &RolloutConfig,
+        max_actions: usize,
+        out: &mut [f32],
+    ) -> Result<(), EnvError> {
+        let players = self.dims.players;
+        self.for_rows(out, |env, row| {
+            row.fill(0.0);
+            let Player::Seat(seat) = env.state.current_player() else {
+                return Ok(());
+            };
+            if env.state.legal_actions().len() > max_actions {
+                return Ok(());
+            }
+            let rng = &mut env.bot_rngs[players + 1];
+            for v in env.state.rollout_root(config, seat, rng, &mut || false)? {
+                if let Some(slot) = row.get_mut(v.action as usize) {
+                    *slot = v.value as f32;
                 }
             }
             Ok(())

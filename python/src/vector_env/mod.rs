@@ -2,7 +2,7 @@
 
 mod core;
 
-use cardhouse::bots::{BotKind, IsmctsConfig};
+use cardhouse::bots::{BotKind, IsmctsConfig, RolloutConfig};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -373,6 +373,81 @@ impl PyVectorEnv {
         numpy::ndarray::Array2::from_shape_vec((n, a), visits)
             .map(|arr| PyArray2::from_owned_array(py, arr))
             .map_err(|e| new_err(Kind::Cardhouse, format!("search visits: {e}")))
+    }
+
+    /// The action values of the ``rollout`` bot's search for the seat to act in every env,
+    /// for training targets: a new float32 array ``(num_envs, num_distinct_actions)``, each
+    /// legal action's mean return (in the game's return units) for the seat over ``samples``
+    /// determinizations, played out with the heuristic on every seat after the action (and,
+    /// when the seat acts again at once, after its best next action: a Cribbage discard is
+    /// judged as a pair), every action on the same determinizations and playout draws. 0 for
+    /// the other actions, and for a forced move. The bot plays the legal action of highest
+    /// value. Searches run in Rust with the GIL released, split over ``num_threads``.
+    ///
+    /// Each search decides from the seat's knowledge only (over states resampled for it,
+    /// never the real hidden cards), with the generator :meth:`search_visits` uses.
+    ///
+    /// Args:
+    ///     samples: determinizations per search, 1 to 100,000.
+    ///     playouts: instead, playouts per search (1 to 10,000,000), shared out among the
+    ///         seat's plans (a Cribbage discard has 30 two-card plans, a play at most 5):
+    ///         ``playouts // plans`` determinizations, at least one.
+    ///     max_actions: search only decisions with at most this many legal actions (the
+    ///         others' rows stay 0; default: all).
+    ///
+    /// Raises:
+    ///     InvalidOptionError: ``samples`` or ``playouts`` out of range.
+    #[pyo3(signature = (samples = I64(100), playouts = None, max_actions = None))]
+    fn rollout_search<'py>(
+        &mut self,
+        py: Python<'py>,
+        samples: I64,
+        playouts: Option<I64>,
+        max_actions: Option<I64>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let max_actions = match max_actions {
+            None => usize::MAX,
+            Some(I64(n)) => usize::try_from(n).map_err(|_| {
+                new_err(
+                    Kind::InvalidOption,
+                    format!("max_actions={n}: give 0 or more"),
+                )
+            })?,
+        };
+        let playouts = match playouts {
+            None => 0,
+            Some(I64(n)) => u32::try_from(n)
+                .ok()
+                .filter(|n| (1..=10_000_000).contains(n))
+                .ok_or_else(|| {
+                    new_err(
+                        Kind::InvalidOption,
+                        format!("playouts={n}: give 1 to 10000000 (or None)"),
+                    )
+                })?,
+        };
+        let samples = u32::try_from(samples.0)
+            .ok()
+            .filter(|n| (1..=100_000).contains(n))
+            .ok_or_else(|| {
+                new_err(
+                    Kind::InvalidOption,
+                    format!("samples={}: give 1 to 100000", samples.0),
+                )
+            })?;
+        let config = RolloutConfig {
+            samples,
+            playouts,
+            ..RolloutConfig::default()
+        };
+        let (n, a) = (self.core.envs.len(), self.core.dims.num_actions);
+        let mut values = vec![0.0f32; n * a];
+        let core = &mut self.core;
+        py.detach(|| core.rollout_search(&config, max_actions, &mut values))
+            .map_err(env_error)?;
+        numpy::ndarray::Array2::from_shape_vec((n, a), values)
+            .map(|arr| PyArray2::from_owned_array(py, arr))
+            .map_err(|e| new_err(Kind::Cardhouse, format!("rollout search: {e}")))
     }
 
     /// A copy of env ``index``'s current state (for inspection; changing it does not change
