@@ -3,8 +3,8 @@
 //! so the output does not depend on the number of threads.
 
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
@@ -182,7 +182,20 @@ fn play_round(
 ) -> Result<Vec<UnitResult>, String> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // The threads start playing only once all of them exist: a thread at work takes memory
+    // of its own (its allocator arena, tens of MiB of address space), so under a memory
+    // limit the threads started first could take what a later one needs to start, and it
+    // would fail inside the runtime instead of at its creation, where it is reported.
+    let gate = (Mutex::new(false), Condvar::new());
     let worker = || {
+        if let Ok(mut open) = gate.0.lock() {
+            while !*open {
+                match gate.1.wait(open) {
+                    Ok(o) => open = o,
+                    Err(_) => break,
+                }
+            }
+        }
         let mut mine = Vec::new();
         while !stop.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -206,8 +219,9 @@ fn play_round(
             {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    // The threads already started stop at their next unit.
+                    // The threads already started end without playing.
                     stop.store(true, Ordering::Relaxed);
+                    open_gate(&gate);
                     return Err(format!(
                         "cannot create thread {} of {threads} ({e}); try fewer --threads",
                         t + 1
@@ -215,6 +229,7 @@ fn play_round(
                 }
             }
         }
+        open_gate(&gate);
         let mut out: Vec<Option<UnitResult>> = (0..len).map(|_| None).collect();
         for h in handles {
             let mine = h
@@ -228,6 +243,14 @@ fn play_round(
             .map(|r| r.ok_or_else(|| "a match was not played".to_owned()))
             .collect()
     })
+}
+
+/// Lets the threads waiting at `gate` go.
+fn open_gate(gate: &(Mutex<bool>, Condvar)) {
+    if let Ok(mut open) = gate.0.lock() {
+        *open = true;
+    }
+    gate.1.notify_all();
 }
 
 /// The 95% Wilson score interval of `wins` successes in `n` trials.
