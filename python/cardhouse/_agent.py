@@ -100,9 +100,12 @@ class Agent(nn.Module):
         hidden)``, its bias, the hint rows ``(num_actions, hidden)`` (or ``None``), the
         policy head's weights ``(hidden, num_actions)`` and bias, the shared parts folded
         in."""
-        first_w = self.first.weight.T
-        actor_w, actor_b = self.actor.weight.T, self.actor.bias
-        hint_w = self.hint_embedding.weight if self.hint_embedding is not None else None
+        first_w: torch.Tensor = self.first.weight.T
+        actor_w: torch.Tensor = self.actor.weight.T
+        actor_b: torch.Tensor = self.actor.bias
+        hint_w: torch.Tensor | None = (
+            self.hint_embedding.weight if self.hint_embedding is not None else None
+        )
         if self.features is not None and self.groups is not None:
             first_w = first_w + self.features @ self.first_shared.weight.T
             actor_w = actor_w + self.actor_shared.weight.T @ self.groups.T

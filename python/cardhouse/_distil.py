@@ -220,11 +220,11 @@ def train_distil(config: Config, log: Callable[[str], None]) -> dict[str, Any]:
         # --- how well the student predicts the new labels, before learning them ---
         t0 = time.perf_counter()
         with torch.no_grad():
-            for o, m, h, best in fresh:
+            for o, m, h, taught in fresh:
                 logits, _ = agent(o, m, h if config.hint else None)
-                fresh_hits += float((logits.argmax(1) == best).sum())
-                fresh_hints += float((h == best).sum())
-                fresh_rows += len(best)
+                fresh_hits += float(torch.eq(logits.argmax(1), taught).sum())
+                fresh_hints += float(torch.eq(h, taught).sum())
+                fresh_rows += len(taught)
         # --- update: cross-entropy to the visit distributions, minibatches from the buffer ---
         run.decay_lr(optimizer, steps)
         batches = max(1, int(config.replay * fresh_rows / config.batch_size))

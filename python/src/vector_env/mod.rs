@@ -397,7 +397,10 @@ impl PyVectorEnv {
     ///
     /// Raises:
     ///     InvalidOptionError: ``samples`` or ``playouts`` out of range.
-    #[pyo3(signature = (samples = I64(100), playouts = None, max_actions = None))]
+    #[pyo3(
+        signature = (samples = I64(100), playouts = None, max_actions = None),
+        text_signature = "($self, samples=100, playouts=None, max_actions=None)"
+    )]
     fn rollout_search<'py>(
         &mut self,
         py: Python<'py>,
