@@ -281,7 +281,7 @@ def _dmc_update(
         m = f_mask[idx].float()
         loss = (((q - f_target[idx]) ** 2) * m).sum() / m.sum()
         optimizer.zero_grad()
-        loss.backward()
+        torch.autograd.backward(loss)
         nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
         optimizer.step()
         losses.append(loss.item())
