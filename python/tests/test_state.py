@@ -100,8 +100,20 @@ def test_apply_after_legal_actions_is_still_checked(name: str, options: dict[str
 
 
 def test_a_clone_or_a_chance_move_keeps_no_stale_legal_list() -> None:
-    state = cardhouse.new_game("cribbage", players=2, scope="deal").new_initial_state()
+    game = cardhouse.new_game("cribbage", players=2, scope="deal")
+    # The list of a chance node, then the chance resolved by another call: an outcome of
+    # that list that is not legal now is refused (not applied unchecked), nothing changed.
+    state = game.new_initial_state()
+    outcomes = state.legal_actions()
     state.resolve_chance(3)
+    now = set(game.replay(state.history()).legal_actions())
+    stale = [a for a in outcomes if a not in now]
+    assert stale
+    before = state.to_bytes()
+    with pytest.raises(cardhouse.IllegalActionError):
+        state.apply(stale[0])
+    assert state.to_bytes() == before
+    # A clone keeps the list of the same position; once either moves on it is checked.
     legal = state.legal_actions()
     copy_ = state.clone()
     copy_.apply(legal[0])
