@@ -4,7 +4,7 @@
 //!
 //! **Included**, as the engine must do them: the cut for the dealer, the 18 cards of the two
 //! hands drawn from the 32 with the engine's generator in the engine's way (5 random bits per
-//! card, redrawn when taken), trump and maker drawn at random (the bidding reduced to one
+//! card from a generator word, redrawn when taken, branch-free: [`draw`]), trump and maker drawn at random (the bidding reduced to one
 //! draw), Bella, then 18 cards, each a uniform random legal card (follow suit, else trump;
 //! to a trump lead a higher trump if possible, else any trump), the trick winner, card points,
 //! the last-trick bonus and the maker's §11 comparison.
@@ -47,36 +47,38 @@ const HIGHER: [u64; 8] = {
     t
 };
 
-/// 18 distinct card ids `0..32`, 5 random bits each, a taken id drawn again.
-#[inline]
-fn draw_hands<R: Rng>(rng: &mut R) -> [u64; 2] {
-    let mut taken = 0u32;
-    let mut hands = [0u64; 2];
-    let (mut word, mut bits) = (0u64, 0);
-    for k in 0..18 {
-        loop {
-            if bits < 5 {
-                word = rng.next_u64();
-                bits = 64;
-            }
-            let id = (word & 31) as u32;
-            word >>= 5;
-            bits -= 5;
-            if taken >> id & 1 == 0 {
-                taken |= 1 << id;
-                hands[k & 1] |= 1 << id;
-                break;
-            }
+/// `n` distinct card ids `0..32` not in `taken`, as the engine's deal draws them: 5 random
+/// bits per id from generator words (12 ids a word, the rest of the last word dropped), an id
+/// already taken drawn again, branch-free within a word (whether an id is taken is
+/// unpredictable). The first `n & !1` ids alternate between two hands; with `n` odd the last
+/// is returned on its own (the turn-up, the bottom card). Returns the hands, that last id and
+/// `taken` with all of them.
+#[inline(always)]
+pub fn draw<R: Rng>(mut taken: u32, n: u32, rng: &mut R) -> ([u64; 2], u32, u32) {
+    let pairs = n & !1;
+    let (mut h0, mut h1, mut last, mut count) = (0u64, 0u64, 0u32, 0u32);
+    while count < n {
+        let word = rng.next_u64();
+        for k in 0..12 {
+            let id = (word >> (5 * k)) as u32 & 31;
+            let fresh = (!taken >> id & 1) & u32::from(count < n);
+            let bit = u64::from(fresh & u32::from(count < pairs)) << id;
+            let odd = 0u64.wrapping_sub(u64::from(count & 1));
+            h0 |= bit & !odd;
+            h1 |= bit & odd;
+            last = if count == pairs { id } else { last };
+            count += fresh;
+            taken |= fresh << id;
         }
     }
-    hands
+    ([h0, h1], last, taken)
 }
 
 /// One random deal; returns the points each seat adds (§11).
 #[inline(never)]
 pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
     let dealer = rng.below(2) as usize;
-    let mut hands = draw_hands(rng);
+    let (mut hands, _, _) = draw(0, 18, rng);
     let tm = rng.below(8) as usize;
     let (trump, maker) = (tm & 3, tm >> 2);
     let trumps_lane = LANE << (8 * trump);
