@@ -174,7 +174,7 @@ fn ratio() {
 }
 
 fn bound_deals(c: &mut Criterion) {
-    interleave::bench_bound(c, "avinas", bound::random_deal);
+    interleave::bench_bound(c, "avinas", "bound_random_deal", bound::random_deal);
 }
 
 criterion_group!(benches, deals, bound_deals, calls);

@@ -1,13 +1,17 @@
 //! Jass benchmarks: random full deals (including the deal), full matches, and the hot-path
-//! calls on their own; first, the engine's random deals against their bound (a minimal
-//! bitmask deal loop, [`bound`]) measured interleaved, with the ratio printed. Figures go into
-//! the README's benchmark table.
+//! calls on their own; first, the engine's random deals against two bounds measured
+//! interleaved, with both ratios printed: the play-phase bound ([`bound`], a minimal bitmask
+//! deal loop that draws the mode and plays the cards, without schieben or Wys) and the
+//! same-work bound ([`same_work`], a minimal bitmask loop of the whole deal making the
+//! engine's random player's decisions: schieben, the Wys offers of trick 1, the cards), then
+//! the check that the same-work bound plays the engine's distribution of deals ([`check`]).
+//! Figures go into the README's benchmark table.
 //!
-//! `cargo bench -p cardhouse --bench jass` (the ratio alone: `-- ratio`)
+//! `cargo bench -p cardhouse --bench jass` (the ratios and the check alone: `-- ratio`)
 
 use std::hint::black_box;
 
-use cardhouse::games::jass::{JassGame, JassState, layout};
+use cardhouse::games::jass::{JassGame, JassState, Mode, SCHIEBEN, WYS_BASE, layout};
 use cardhouse::{Game, Options, Rng, SeededRng, State};
 use criterion::{Criterion, Throughput, criterion_group};
 
@@ -18,6 +22,10 @@ mod bitmask;
 mod bound;
 #[path = "bound/interleave.rs"]
 mod interleave;
+#[path = "bound/jass_same_work.rs"]
+mod same_work;
+#[path = "bound/stats.rs"]
+mod stats;
 
 fn game(pairs: &[(&str, &str)]) -> JassGame {
     let opts: Options = pairs
@@ -143,15 +151,16 @@ fn calls(c: &mut Criterion) {
     let _ = rng.next_u64();
 }
 
-/// The engine's random deals (`wys = manual`, `scope = deal`) against the bound, interleaved.
+/// The engine's random deals (`wys = manual`, `scope = deal`) against both bounds,
+/// interleaved, then the equivalence check.
 fn ratio() {
     let g = game(&[("scope", "deal")]);
     let mut rng = SeededRng::new(11);
     let mut brng = SeededRng::new(12);
-    let check = bound::random_deal(&mut brng);
-    assert!(check[0] + check[1] >= 157);
+    let first = bound::random_deal(&mut brng);
+    assert!(first[0] + first[1] >= 157);
     interleave::compare(
-        "jass random deal (wys = manual)",
+        "jass random deal (wys = manual) against the play-phase bound",
         5_000,
         || {
             let p = random_deal_points(&g, &mut rng);
@@ -162,10 +171,135 @@ fn ratio() {
             p[0] + p[1]
         },
     );
+    interleave::compare(
+        "jass random deal (wys = manual) against the same-work bound",
+        5_000,
+        || {
+            let p = random_deal_points(&g, &mut rng);
+            p[0] + p[1]
+        },
+        || {
+            let p = same_work::random_deal(&mut brng);
+            p[0] + p[1]
+        },
+    );
+    let deals = if interleave::full_size() {
+        50_000
+    } else {
+        20_000
+    };
+    assert!(
+        check(&g, deals),
+        "the same-work bound plays another distribution of deals than the engine"
+    );
+}
+
+/// The statistics compared by [`check`], per deal.
+const CHECKED: [&str; 21] = [
+    "decisions (actions) per deal",
+    "schieben",
+    "mode: trump lane 0 (Bells)",
+    "mode: trump lane 1 (Acorns)",
+    "mode: trump lane 2 (Roses)",
+    "mode: trump lane 3 (Shields)",
+    "mode: Obenabe",
+    "mode: Undenufe",
+    "Wys items declared",
+    "some Wys declared",
+    "Wys won by team 0",
+    "Wys points team 0",
+    "Wys points team 1",
+    "Stoeck points team 0",
+    "Stoeck points team 1",
+    "card points team 0",
+    "card points team 1",
+    "raw points team 0",
+    "raw points team 1",
+    "scored points team 0",
+    "scored points team 1",
+];
+
+/// The values of [`CHECKED`] for one deal.
+#[allow(clippy::too_many_arguments)]
+fn checked_values(
+    decisions: u32,
+    pushed: bool,
+    mode: usize,
+    declared: u32,
+    wys: [u32; 2],
+    stoeck: [u32; 2],
+    cards: [u32; 2],
+    raw: [u32; 2],
+    scored: [u32; 2],
+) -> [f64; 21] {
+    let f = f64::from;
+    let mut v = [0.0; 21];
+    v[0] = f(decisions);
+    v[1] = f(u32::from(pushed));
+    v[2 + mode] = 1.0;
+    v[8] = f(declared);
+    v[9] = f(u32::from(declared > 0));
+    v[10] = f(u32::from(wys[0] > 0));
+    for t in 0..2 {
+        v[11 + t] = f(wys[t]);
+        v[13 + t] = f(stoeck[t]);
+        v[15 + t] = f(cards[t]);
+        v[17 + t] = f(raw[t]);
+        v[19 + t] = f(scored[t]);
+    }
+    v
+}
+
+/// The equivalence check: `deals` random deals of the engine's random player and as many of
+/// the same-work bound, compared on the means of [`CHECKED`] (decisions per deal, the
+/// schieben rate, the six modes' rates, Wys items declared per deal, the rates of deals with
+/// a Wys declared and of Wys won by team 0, and per team the Wys, Stöck, card, raw and scored
+/// points); each difference must be within [`stats::TOLERANCE`] (4) standard errors of the
+/// difference. Seeded, so the outcome is the same on every run. Returns whether all agree.
+fn check(g: &JassGame, deals: usize) -> bool {
+    let mut engine = stats::Sample::new(CHECKED.len());
+    let mut rng = SeededRng::new(21);
+    for _ in 0..deals {
+        let mut s = g.new_initial_state();
+        s.resolve_chance(&mut rng);
+        let (mut decisions, mut pushed, mut declared) = (0, false, 0);
+        while !s.is_terminal() {
+            let a = s.legal_actions().choose(&mut rng).expect("legal action");
+            decisions += 1;
+            pushed |= a == SCHIEBEN;
+            declared += u32::from(a >= WYS_BASE);
+            s.apply_unchecked(a);
+        }
+        let d = s.last_deal().expect("a finished deal");
+        let mode = match d.mode {
+            Mode::Trump(suit) => suit as usize,
+            Mode::Obenabe => 4,
+            Mode::Undenufe => 5,
+        };
+        engine.add(&checked_values(
+            decisions, pushed, mode, declared, d.wys, d.stoeck, d.cards, d.raw, d.scored,
+        ));
+    }
+    let mut bound = stats::Sample::new(CHECKED.len());
+    let mut brng = SeededRng::new(22);
+    for _ in 0..deals {
+        let d = same_work::deal(&mut brng);
+        let decisions = 1 + u32::from(d.pushed) + d.declared + 36;
+        bound.add(&checked_values(
+            decisions, d.pushed, d.mode, d.declared, d.wys, d.stoeck, d.cards, d.raw, d.scored,
+        ));
+    }
+    stats::compare("jass (wys = manual)", &CHECKED, &engine, &bound)
 }
 
 fn bound_deals(c: &mut Criterion) {
-    interleave::bench_bound(c, "jass", bound::random_deal);
+    interleave::bench_bound(c, "jass", "bound_random_deal", bound::random_deal);
+    interleave::bench_bound(
+        c,
+        "jass",
+        "same_work_bound_random_deal",
+        same_work::random_deal,
+    );
 }
 
 criterion_group!(benches, deals, bound_deals, calls);

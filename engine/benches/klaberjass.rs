@@ -162,7 +162,7 @@ fn ratio() {
 }
 
 fn bound_deals(c: &mut Criterion) {
-    interleave::bench_bound(c, "klaberjass", bound::random_deal);
+    interleave::bench_bound(c, "klaberjass", "bound_random_deal", bound::random_deal);
 }
 
 criterion_group!(benches, deals, bound_deals, calls);

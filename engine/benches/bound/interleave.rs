@@ -22,14 +22,18 @@ pub fn main(ratio: impl FnOnce(), benches: impl FnOnce()) {
     Criterion::default().configure_from_args().final_summary();
 }
 
-/// Criterion's `<game>/bound_random_deal`: one deal of the bound per iteration.
-pub fn bench_bound<T>(c: &mut Criterion, game: &str, mut deal: impl FnMut(&mut SeededRng) -> T) {
+/// Criterion's `<game>/<name>`: one deal of a bound per iteration (`bound_random_deal` for the
+/// play-phase bound, `same_work_bound_random_deal` for the same-work one).
+pub fn bench_bound<T>(
+    c: &mut Criterion,
+    game: &str,
+    name: &str,
+    mut deal: impl FnMut(&mut SeededRng) -> T,
+) {
     let mut group = c.benchmark_group(game);
     group.throughput(Throughput::Elements(1));
     let mut rng = SeededRng::new(7);
-    group.bench_function("bound_random_deal", |b| {
-        b.iter(|| black_box(deal(&mut rng)))
-    });
+    group.bench_function(name, |b| b.iter(|| black_box(deal(&mut rng))));
     group.finish();
 }
 
@@ -41,13 +45,14 @@ pub fn wanted() -> bool {
     filters.is_empty() || filters.iter().any(|f| "ratio".contains(f.as_str()))
 }
 
+/// True under `cargo bench` (full sizes), false under `cargo test --benches` (a smoke run).
+pub fn full_size() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 /// Rounds and deals per batch: full size under `cargo bench`, tiny under `cargo test`.
 fn sizes(batch: usize) -> (usize, usize) {
-    if std::env::args().any(|a| a == "--bench") {
-        (101, batch)
-    } else {
-        (3, 200)
-    }
+    if full_size() { (101, batch) } else { (3, 200) }
 }
 
 fn median(v: &mut [f64]) -> f64 {

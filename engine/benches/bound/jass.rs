@@ -19,13 +19,13 @@ use cardhouse::Rng;
 
 use super::bitmask::{pick, shuffled};
 
-const LANE: u64 = 0x1FF;
+pub const LANE: u64 = 0x1FF;
 
 /// Trump strength by rank index in a lane (6 7 8 9 10 U O K A): U, 9, A, K, O, 10, 8, 7, 6.
 const TRUMP_ORDER: [u8; 9] = [0, 1, 2, 7, 3, 8, 4, 5, 6];
 
 /// For each trump strength, the lane bits of the trumps that beat it.
-const HIGHER: [u64; 9] = {
+pub const HIGHER: [u64; 9] = {
     let mut t = [0u64; 9];
     let mut s = 0;
     while s < 9 {
@@ -48,16 +48,16 @@ const PLAIN_POINTS: [u8; 9] = [0, 0, 0, 0, 10, 2, 3, 4, 11];
 const SLALOM_POINTS: [u8; 9] = [0, 0, 8, 0, 10, 2, 3, 4, 11];
 
 /// Multipliers of modes 0..6: trump lanes Bells, Acorns, Roses, Shields; Obenabe; Undenufe.
-const MULTIPLIER: [u32; 6] = [2, 1, 1, 2, 3, 4];
+pub const MULTIPLIER: [u32; 6] = [2, 1, 1, 2, 3, 4];
 
 /// Per mode and card id: its points, and its strength when it is a trump (32 + order) or of
 /// the suit led (1..=9 upwards, or downwards in Undenufe).
-struct Tables {
-    points: [[u8; 36]; 6],
-    strength: [[u8; 36]; 6],
+pub struct Tables {
+    pub points: [[u8; 36]; 6],
+    pub strength: [[u8; 36]; 6],
 }
 
-static TABLES: Tables = {
+pub static TABLES: Tables = {
     let mut points = [[0u8; 36]; 6];
     let mut strength = [[0u8; 36]; 6];
     let mut m = 0;
