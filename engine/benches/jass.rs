@@ -195,7 +195,7 @@ fn ratio() {
 }
 
 /// The statistics compared by [`check`], per deal.
-const CHECKED: [&str; 21] = [
+const CHECKED: [&str; 22] = [
     "decisions (actions) per deal",
     "schieben",
     "mode: trump lane 0 (Bells)",
@@ -206,6 +206,7 @@ const CHECKED: [&str; 21] = [
     "mode: Undenufe",
     "Wys items declared",
     "some Wys declared",
+    "a seat declares two Wys items or more",
     "Wys won by team 0",
     "Wys points team 0",
     "Wys points team 1",
@@ -226,26 +227,28 @@ fn checked_values(
     pushed: bool,
     mode: usize,
     declared: u32,
+    multi: bool,
     wys: [u32; 2],
     stoeck: [u32; 2],
     cards: [u32; 2],
     raw: [u32; 2],
     scored: [u32; 2],
-) -> [f64; 21] {
+) -> [f64; 22] {
     let f = f64::from;
-    let mut v = [0.0; 21];
+    let mut v = [0.0; 22];
     v[0] = f(decisions);
     v[1] = f(u32::from(pushed));
     v[2 + mode] = 1.0;
     v[8] = f(declared);
     v[9] = f(u32::from(declared > 0));
-    v[10] = f(u32::from(wys[0] > 0));
+    v[10] = f(u32::from(multi));
+    v[11] = f(u32::from(wys[0] > 0));
     for t in 0..2 {
-        v[11 + t] = f(wys[t]);
-        v[13 + t] = f(stoeck[t]);
-        v[15 + t] = f(cards[t]);
-        v[17 + t] = f(raw[t]);
-        v[19 + t] = f(scored[t]);
+        v[12 + t] = f(wys[t]);
+        v[14 + t] = f(stoeck[t]);
+        v[16 + t] = f(cards[t]);
+        v[18 + t] = f(raw[t]);
+        v[20 + t] = f(scored[t]);
     }
     v
 }
@@ -253,8 +256,8 @@ fn checked_values(
 /// The equivalence check: `deals` random deals of the engine's random player and as many of
 /// the same-work bound, compared on the means of [`CHECKED`] (decisions per deal, the
 /// schieben rate, the six modes' rates, Wys items declared per deal, the rates of deals with
-/// a Wys declared and of Wys won by team 0, and per team the Wys, Stöck, card, raw and scored
-/// points); each difference must be within [`stats::TOLERANCE`] (4) standard errors of the
+/// a Wys declared, of a seat declaring two items or more and of Wys won by team 0, and per
+/// team the Wys, Stöck, card, raw and scored points); each difference must be within [`stats::TOLERANCE`] (4) standard errors of the
 /// difference. Seeded, so the outcome is the same on every run. Returns whether all agree.
 fn check(g: &JassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
@@ -263,11 +266,15 @@ fn check(g: &JassGame, deals: usize) -> bool {
         let mut s = g.new_initial_state();
         s.resolve_chance(&mut rng);
         let (mut decisions, mut pushed, mut declared) = (0, false, 0);
+        // A seat's declarations are consecutive, before its first card.
+        let (mut in_a_row, mut multi) = (0, false);
         while !s.is_terminal() {
             let a = s.legal_actions().choose(&mut rng).expect("legal action");
             decisions += 1;
             pushed |= a == SCHIEBEN;
             declared += u32::from(a >= WYS_BASE);
+            in_a_row = if a >= WYS_BASE { in_a_row + 1 } else { 0 };
+            multi |= in_a_row >= 2;
             s.apply_unchecked(a);
         }
         let d = s.last_deal().expect("a finished deal");
@@ -277,7 +284,7 @@ fn check(g: &JassGame, deals: usize) -> bool {
             Mode::Undenufe => 5,
         };
         engine.add(&checked_values(
-            decisions, pushed, mode, declared, d.wys, d.stoeck, d.cards, d.raw, d.scored,
+            decisions, pushed, mode, declared, multi, d.wys, d.stoeck, d.cards, d.raw, d.scored,
         ));
     }
     let mut bound = stats::Sample::new(CHECKED.len());
@@ -286,7 +293,8 @@ fn check(g: &JassGame, deals: usize) -> bool {
         let d = same_work::deal(&mut brng);
         let decisions = 1 + u32::from(d.pushed) + d.declared + 36;
         bound.add(&checked_values(
-            decisions, d.pushed, d.mode, d.declared, d.wys, d.stoeck, d.cards, d.raw, d.scored,
+            decisions, d.pushed, d.mode, d.declared, d.multi, d.wys, d.stoeck, d.cards, d.raw,
+            d.scored,
         ));
     }
     stats::compare("jass (wys = manual)", &CHECKED, &engine, &bound)

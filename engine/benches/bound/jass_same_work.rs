@@ -60,6 +60,8 @@ pub struct Deal {
     pub pushed: bool,
     /// Wys items declared by the four seats.
     pub declared: u32,
+    /// A seat declared two items or more.
+    pub multi: bool,
 }
 
 /// The scoring four-of-a-kinds of hand `h`, as lane-0 bits by rank.
@@ -196,7 +198,7 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
     let mut tricks = [0u8; 2];
     // Wys: each seat's declared points, the best key so far and its seat, items declared.
     let mut wys_points = [0u32; 4];
-    let (mut best_key, mut best_seat, mut declared) = (0u32, 0usize, 0u32);
+    let (mut best_key, mut best_seat, mut declared, mut multi) = (0u32, 0usize, 0u32, false);
     let mut leader = 1usize;
     for trick in 0..9 {
         let (mut win_pos, mut win_str, mut led_lane, mut pts) = (0, 0u8, 0u64, 0u32);
@@ -234,6 +236,7 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
                 let [card, p, key, n] = declare_and_play(h, legal, mode, rng);
                 wys_points[seat] = p;
                 declared += n;
+                multi |= n >= 2;
                 // Its announcement: the best Wys so far if strictly better (§8.3, §8.5).
                 if key > best_key {
                     best_key = key;
@@ -287,5 +290,6 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
         mode,
         pushed,
         declared,
+        multi,
     }
 }

@@ -68,7 +68,7 @@ pub fn compare(title: &str, names: &[&str], engine: &Sample, bound: &Sample) -> 
             "  <-- differs"
         };
         ok &= z.abs() <= TOLERANCE;
-        println!("  {name:<36} engine {e:>10.4}  bound {b:>10.4}  z {z:>6.2}{flag}");
+        println!("  {name:<40} engine {e:>10.4}  bound {b:>10.4}  z {z:>6.2}{flag}");
     }
     ok
 }
