@@ -1,13 +1,19 @@
 //! Klaberjass benchmarks: random full deals (from the shuffle to the score), full matches,
-//! and the hot-path calls on their own; first, the engine's random deals against their bound (a minimal bitmask
-//! deal loop, [`bound`]) measured interleaved, with the ratio printed. Figures go into the
-//! README's benchmark table.
+//! and the hot-path calls on their own; first, the engine's random deals against two bounds
+//! measured interleaved, with both ratios printed: the play-phase bound ([`bound`], a minimal
+//! bitmask deal loop that draws trump and maker and plays the cards, without the turn-up,
+//! bidding, exchange windows or announcements) and the same-work bound ([`same_work`], a
+//! minimal bitmask loop of the whole deal making the engine's random player's decisions in
+//! every phase), then the check that the same-work bound plays the engine's distribution of
+//! deals ([`check`]). Figures go into the README's benchmark table.
 //!
-//! `cargo bench -p cardhouse --bench klaberjass` (the ratio alone: `-- ratio`)
+//! `cargo bench -p cardhouse --bench klaberjass` (the ratios and the check alone: `-- ratio`)
 
 use std::hint::black_box;
 
-use cardhouse::games::klaberjass::{KlaberjassGame, KlaberjassState, layout};
+use cardhouse::games::klaberjass::{
+    DECLARE_BASE, EXCHANGE, KEEP, KlaberjassGame, KlaberjassState, Outcome, PASS, WAIT, layout,
+};
 use cardhouse::{Game, Options, Rng, SeededRng, State};
 use criterion::{Criterion, Throughput, criterion_group};
 
@@ -18,6 +24,10 @@ mod bitmask;
 mod bound;
 #[path = "bound/interleave.rs"]
 mod interleave;
+#[path = "bound/klaberjass_same_work.rs"]
+mod same_work;
+#[path = "bound/stats.rs"]
+mod stats;
 
 fn game(pairs: &[(&str, &str)]) -> KlaberjassGame {
     let opts: Options = pairs
@@ -142,13 +152,14 @@ fn calls(c: &mut Criterion) {
     let _ = rng.next_u64();
 }
 
-/// The engine's random deals (`scope = deal`) against the bound, interleaved.
+/// The engine's random deals (`scope = deal`) against both bounds, interleaved, then the
+/// equivalence check.
 fn ratio() {
     let g = game(&[("scope", "deal")]);
     let mut rng = SeededRng::new(11);
     let mut brng = SeededRng::new(12);
     interleave::compare(
-        "klaberjass random deal",
+        "klaberjass random deal against the play-phase bound",
         5_000,
         || {
             let p = random_deal_totals(&g, &mut rng);
@@ -159,10 +170,196 @@ fn ratio() {
             p[0] + p[1]
         },
     );
+    interleave::compare(
+        "klaberjass random deal against the same-work bound",
+        5_000,
+        || {
+            let p = random_deal_totals(&g, &mut rng);
+            p[0] + p[1]
+        },
+        || {
+            let p = same_work::random_deal(&mut brng);
+            p[0] + p[1]
+        },
+    );
+    let deals = if interleave::full_size() {
+        50_000
+    } else {
+        20_000
+    };
+    assert!(
+        check(&g, deals),
+        "the same-work bound plays another distribution of deals than the engine"
+    );
+}
+
+/// The statistics compared by [`check`], per deal; "elder" and "dealer" are roles.
+const CHECKED: [&str; 22] = [
+    "decisions (actions) per deal",
+    "annulled (four passes)",
+    "bids per deal",
+    "trump taken in round 1",
+    "dealer is the maker",
+    "exchange windows held",
+    "exchange in window 1",
+    "exchange in window 2",
+    "runs declared",
+    "a player declares two runs or more",
+    "sequences scored",
+    "sequence points elder",
+    "sequence points dealer",
+    "Bella points elder",
+    "Bella points dealer",
+    "card points + last trick elder",
+    "card points + last trick dealer",
+    "deal totals elder",
+    "deal totals dealer",
+    "points added elder",
+    "points added dealer",
+    "maker wins (Tm > To)",
+];
+
+/// What [`check`] reads of one deal, per role `[elder, dealer]`.
+#[derive(Default)]
+struct Checked {
+    decisions: u32,
+    annulled: bool,
+    bids: u32,
+    maker_dealer: bool,
+    windows: bool,
+    exchanged: u32,
+    declared: u32,
+    multi: bool,
+    seq: [u32; 2],
+    bella: [u32; 2],
+    cards: [u32; 2],
+    totals: [u32; 2],
+    added: [u32; 2],
+    maker_wins: bool,
+}
+
+impl Checked {
+    fn values(&self) -> [f64; 22] {
+        let f = f64::from;
+        let b = |x: bool| f64::from(u32::from(x));
+        let mut v = [
+            f(self.decisions),
+            b(self.annulled),
+            f(self.bids),
+            b(!self.annulled && self.bids <= 2),
+            b(self.maker_dealer),
+            b(self.windows),
+            b(self.exchanged == 1),
+            b(self.exchanged == 2),
+            f(self.declared),
+            b(self.multi),
+            b(self.seq[0] + self.seq[1] > 0),
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            b(self.maker_wins),
+        ];
+        for r in 0..2 {
+            v[11 + r] = f(self.seq[r]);
+            v[13 + r] = f(self.bella[r]);
+            v[15 + r] = f(self.cards[r]);
+            v[17 + r] = f(self.totals[r]);
+            v[19 + r] = f(self.added[r]);
+        }
+        v
+    }
+}
+
+/// The equivalence check: `deals` random deals of the engine's random player and as many of
+/// the same-work bound, compared on the means of [`CHECKED`] (decisions and bids per deal, the
+/// rates of annulled deals, of trump taken in round 1, of the dealer making, of exchange
+/// windows held and of an exchange in each, runs declared per deal, the rates of a player
+/// declaring two runs or more and of deals with sequence points, and per role (elder, dealer) the sequence, Bella, card, total and added
+/// points, and the rate of the maker winning); each difference must be within
+/// [`stats::TOLERANCE`] (4) standard errors of the difference. Seeded, so the outcome is the
+/// same on every run. Returns whether all agree.
+fn check(g: &KlaberjassGame, deals: usize) -> bool {
+    let mut engine = stats::Sample::new(CHECKED.len());
+    let mut rng = SeededRng::new(21);
+    for _ in 0..deals {
+        let mut s = g.new_initial_state();
+        let mut c = Checked::default();
+        // A player's declarations are consecutive, before his `announce`.
+        let mut in_a_row = 0;
+        while !s.is_terminal() {
+            if s.is_chance_node() {
+                s.resolve_chance(&mut rng);
+                continue;
+            }
+            let a = s.legal_actions().choose(&mut rng).expect("legal action");
+            c.decisions += 1;
+            c.bids += u32::from((PASS..EXCHANGE).contains(&a));
+            c.windows |= a == WAIT || a == KEEP || a == EXCHANGE;
+            c.declared += u32::from(a >= DECLARE_BASE);
+            in_a_row = if a >= DECLARE_BASE { in_a_row + 1 } else { 0 };
+            c.multi |= in_a_row >= 2;
+            s.apply_unchecked(a);
+        }
+        let d = s.last_deal().expect("a finished deal");
+        let elder = 1 - s.dealer();
+        let role = |v: [u32; 2]| [v[elder], v[1 - elder]];
+        c.annulled = d.outcome == Outcome::Annulled;
+        c.maker_dealer = d.maker == Some(s.dealer());
+        c.exchanged = s.exchanged().map_or(0, |(_, w)| u32::from(w));
+        c.seq = role(s.sequence_points());
+        c.bella = role(s.bella().map(|b| 20 * u32::from(b)));
+        c.totals = role(d.totals);
+        c.cards = [0, 1].map(|r| c.totals[r] - c.seq[r] - c.bella[r]);
+        c.added = role(d.added);
+        c.maker_wins = d.outcome == Outcome::MakerWins;
+        engine.add(&c.values());
+    }
+    let mut bound = stats::Sample::new(CHECKED.len());
+    let mut brng = SeededRng::new(22);
+    for _ in 0..deals {
+        let d = same_work::deal(&mut brng);
+        let played = !d.annulled;
+        let c = Checked {
+            decisions: d.bids
+                + if played {
+                    4 * u32::from(d.windows) + 2 + d.declared + 18
+                } else {
+                    0
+                },
+            annulled: d.annulled,
+            bids: d.bids,
+            maker_dealer: played && d.maker == 1,
+            windows: d.windows,
+            exchanged: d.exchanged,
+            declared: d.declared,
+            multi: d.multi,
+            seq: d.seq,
+            bella: d.bella,
+            cards: d.cards,
+            totals: d.totals,
+            added: [d.added[1 - d.dealer], d.added[d.dealer]],
+            maker_wins: played && d.totals[d.maker] > d.totals[1 - d.maker],
+        };
+        bound.add(&c.values());
+    }
+    stats::compare("klaberjass", &CHECKED, &engine, &bound)
 }
 
 fn bound_deals(c: &mut Criterion) {
     interleave::bench_bound(c, "klaberjass", "bound_random_deal", bound::random_deal);
+    interleave::bench_bound(
+        c,
+        "klaberjass",
+        "same_work_bound_random_deal",
+        same_work::random_deal,
+    );
 }
 
 criterion_group!(benches, deals, bound_deals, calls);

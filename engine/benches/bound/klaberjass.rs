@@ -19,19 +19,19 @@ use cardhouse::Rng;
 
 use super::bitmask::pick;
 
-const LANE: u64 = 0xFF;
+pub const LANE: u64 = 0xFF;
 
 /// Strengths by rank index in a lane (7 8 9 10 J Q K A): trump order J 9 A 10 K Q 8 7, plain
 /// order A 10 K Q J 9 8 7.
-const TRUMP_ORDER: [u8; 8] = [1, 2, 7, 5, 8, 3, 4, 6];
-const PLAIN_ORDER: [u8; 8] = [1, 2, 3, 7, 4, 5, 6, 8];
+pub const TRUMP_ORDER: [u8; 8] = [1, 2, 7, 5, 8, 3, 4, 6];
+pub const PLAIN_ORDER: [u8; 8] = [1, 2, 3, 7, 4, 5, 6, 8];
 /// Points by rank index: J 20, 9 14, A 11, 10 10, K 4, Q 3 of trumps; A 11, 10 10, K 4, Q 3,
 /// J 2 of other suits.
-const TRUMP_POINTS: [u8; 8] = [0, 0, 14, 10, 20, 3, 4, 11];
-const PLAIN_POINTS: [u8; 8] = [0, 0, 0, 10, 2, 3, 4, 11];
+pub const TRUMP_POINTS: [u8; 8] = [0, 0, 14, 10, 20, 3, 4, 11];
+pub const PLAIN_POINTS: [u8; 8] = [0, 0, 0, 10, 2, 3, 4, 11];
 
 /// For each trump rank index, the lane bits of the trumps that beat it.
-const HIGHER: [u64; 8] = {
+pub const HIGHER: [u64; 8] = {
     let mut t = [0u64; 8];
     let mut r = 0;
     while r < 8 {
@@ -78,17 +78,24 @@ pub fn draw<R: Rng>(mut taken: u32, n: u32, rng: &mut R) -> ([u64; 2], u32, u32)
 #[inline(never)]
 pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
     let dealer = rng.below(2) as usize;
-    let (mut hands, _, _) = draw(0, 18, rng);
+    let (hands, _, _) = draw(0, 18, rng);
     let tm = rng.below(8) as usize;
     let (trump, maker) = (tm & 3, tm >> 2);
-    let trumps_lane = LANE << (8 * trump);
-    let mut totals = [0u32; 2];
+    let mut totals = play(hands, trump, 1 - dealer, rng);
     let kq = 0b110_0000u64 << (8 * trump);
     for (seat, &h) in hands.iter().enumerate() {
         if h & kq == kq {
             totals[seat] += 20;
         }
     }
+    score(maker, totals)
+}
+
+/// The 9 tricks of `hands` with `trump`, `leader` leading the first, each card uniform among
+/// the legal ones; returns the card points per hand, with the last-trick bonus.
+#[inline(always)]
+pub fn play<R: Rng>(mut hands: [u64; 2], trump: usize, mut leader: usize, rng: &mut R) -> [u32; 2] {
+    let trumps_lane = LANE << (8 * trump);
     let strength = |id: usize, led: u64| -> u8 {
         let bit = 1u64 << id;
         if bit & trumps_lane != 0 {
@@ -106,7 +113,7 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
             PLAIN_POINTS[id & 7]
         })
     };
-    let mut leader = 1 - dealer;
+    let mut cards = [0u32; 2];
     for _ in 0..9 {
         let lead = pick(hands[leader], rng) as usize;
         hands[leader] &= !(1 << lead);
@@ -135,9 +142,16 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
         if strength(reply, led) > strength(lead, led) {
             leader = other;
         }
-        totals[leader] += points(lead) + points(reply);
+        cards[leader] += points(lead) + points(reply);
     }
-    totals[leader] += 10;
+    cards[leader] += 10;
+    cards
+}
+
+/// The points each side adds (§11, `maker_tie_rule = opponent_scores_own`) from the deal
+/// totals and the maker.
+#[inline(always)]
+pub fn score(maker: usize, totals: [u32; 2]) -> [u32; 2] {
     let (tmk, top) = (totals[maker], totals[1 - maker]);
     let mut added = [0u32; 2];
     if tmk > top {
