@@ -1,6 +1,6 @@
 //! Jass benchmarks: random full deals (including the deal), full matches, and the hot-path
 //! calls on their own; first, the engine's random deals against two bounds measured
-//! interleaved, with both ratios printed: the play-phase bound ([`bound`], a minimal bitmask
+//! interleaved, with both ratios printed: the play-phase bound ([`play_phase`], a minimal bitmask
 //! deal loop that draws the mode and plays the cards, without schieben or Wys) and the
 //! same-work bound ([`same_work`], a minimal bitmask loop of the whole deal making the
 //! engine's random player's decisions: schieben, the Wys offers of trick 1, the cards), then
@@ -8,6 +8,8 @@
 //! Figures go into the README's benchmark table.
 //!
 //! `cargo bench -p cardhouse --bench jass` (the ratios and the check alone: `-- ratio`)
+//! The bounds alone under criterion: `jass/bound_random_deal` (play-phase) and
+//! `jass/same_work_bound_random_deal`.
 
 use std::hint::black_box;
 
@@ -18,10 +20,10 @@ use criterion::{Criterion, Throughput, criterion_group};
 #[allow(dead_code)]
 #[path = "bound/bitmask.rs"]
 mod bitmask;
-#[path = "bound/jass.rs"]
-mod bound;
 #[path = "bound/interleave.rs"]
 mod interleave;
+#[path = "bound/jass_play_phase.rs"]
+mod play_phase;
 #[path = "bound/jass_same_work.rs"]
 mod same_work;
 #[path = "bound/stats.rs"]
@@ -157,7 +159,7 @@ fn ratio() {
     let g = game(&[("scope", "deal")]);
     let mut rng = SeededRng::new(11);
     let mut brng = SeededRng::new(12);
-    let first = bound::random_deal(&mut brng);
+    let first = play_phase::random_deal(&mut brng);
     assert!(first[0] + first[1] >= 157);
     interleave::compare(
         "jass random deal (wys = manual) against the play-phase bound",
@@ -167,7 +169,7 @@ fn ratio() {
             p[0] + p[1]
         },
         || {
-            let p = bound::random_deal(&mut brng);
+            let p = play_phase::random_deal(&mut brng);
             p[0] + p[1]
         },
     );
@@ -253,12 +255,12 @@ fn checked_values(
     v
 }
 
-/// The equivalence check: `deals` random deals of the engine's random player and as many of
-/// the same-work bound, compared on the means of [`CHECKED`] (decisions per deal, the
-/// schieben rate, the six modes' rates, Wys items declared per deal, the rates of deals with
-/// a Wys declared, of a seat declaring two items or more and of Wys won by team 0, and per
-/// team the Wys, Stöck, card, raw and scored points); each difference must be within [`stats::TOLERANCE`] (4) standard errors of the
-/// difference. Seeded, so the outcome is the same on every run. Returns whether all agree.
+/// The equivalence check: `deals` random deals of the engine's random player and as many of the
+/// same-work bound, compared on the means of [`CHECKED`] (decisions per deal, the schieben rate,
+/// the six modes' rates, Wys items declared per deal, the rates of deals with a Wys declared, of a
+/// seat declaring two items or more and of Wys won by team 0, and per team the Wys, Stöck, card,
+/// raw and scored points); each difference must be within [`stats::TOLERANCE`] (4) standard errors
+/// of the difference. Seeded, so the outcome is the same on every run. Returns whether all agree.
 fn check(g: &JassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
     let mut rng = SeededRng::new(21);
@@ -301,7 +303,7 @@ fn check(g: &JassGame, deals: usize) -> bool {
 }
 
 fn bound_deals(c: &mut Criterion) {
-    interleave::bench_bound(c, "jass", "bound_random_deal", bound::random_deal);
+    interleave::bench_bound(c, "jass", "bound_random_deal", play_phase::random_deal);
     interleave::bench_bound(
         c,
         "jass",

@@ -1,6 +1,6 @@
 //! Klaberjass benchmarks: random full deals (from the shuffle to the score), full matches,
 //! and the hot-path calls on their own; first, the engine's random deals against two bounds
-//! measured interleaved, with both ratios printed: the play-phase bound ([`bound`], a minimal
+//! measured interleaved, with both ratios printed: the play-phase bound ([`play_phase`], a minimal
 //! bitmask deal loop that draws trump and maker and plays the cards, without the turn-up,
 //! bidding, exchange windows or announcements) and the same-work bound ([`same_work`], a
 //! minimal bitmask loop of the whole deal making the engine's random player's decisions in
@@ -8,6 +8,8 @@
 //! deals ([`check`]). Figures go into the README's benchmark table.
 //!
 //! `cargo bench -p cardhouse --bench klaberjass` (the ratios and the check alone: `-- ratio`)
+//! The bounds alone under criterion: `klaberjass/bound_random_deal` (play-phase) and
+//! `klaberjass/same_work_bound_random_deal`.
 
 use std::hint::black_box;
 
@@ -20,10 +22,10 @@ use criterion::{Criterion, Throughput, criterion_group};
 #[allow(dead_code)]
 #[path = "bound/bitmask.rs"]
 mod bitmask;
-#[path = "bound/klaberjass.rs"]
-mod bound;
 #[path = "bound/interleave.rs"]
 mod interleave;
+#[path = "bound/klaberjass_play_phase.rs"]
+mod play_phase;
 #[path = "bound/klaberjass_same_work.rs"]
 mod same_work;
 #[path = "bound/stats.rs"]
@@ -166,7 +168,7 @@ fn ratio() {
             p[0] + p[1]
         },
         || {
-            let p = bound::random_deal(&mut brng);
+            let p = play_phase::random_deal(&mut brng);
             p[0] + p[1]
         },
     );
@@ -277,14 +279,14 @@ impl Checked {
     }
 }
 
-/// The equivalence check: `deals` random deals of the engine's random player and as many of
-/// the same-work bound, compared on the means of [`CHECKED`] (decisions and bids per deal, the
-/// rates of annulled deals, of trump taken in round 1, of the dealer making, of exchange
-/// windows held and of an exchange in each, runs declared per deal, the rates of a player
-/// declaring two runs or more and of deals with sequence points, and per role (elder, dealer) the sequence, Bella, card, total and added
-/// points, and the rate of the maker winning); each difference must be within
-/// [`stats::TOLERANCE`] (4) standard errors of the difference. Seeded, so the outcome is the
-/// same on every run. Returns whether all agree.
+/// The equivalence check: `deals` random deals of the engine's random player and as many of the
+/// same-work bound, compared on the means of [`CHECKED`] (decisions and bids per deal, the rates of
+/// annulled deals, of trump taken in round 1, of the dealer making, of exchange windows held and of
+/// an exchange in each, runs declared per deal, the rates of a player declaring two runs or more
+/// and of deals with sequence points, and per role (elder, dealer) the sequence, Bella, card, total
+/// and added points, and the rate of the maker winning); each difference must be within
+/// [`stats::TOLERANCE`] (4) standard errors of the difference. Seeded, so the outcome is the same
+/// on every run. Returns whether all agree.
 fn check(g: &KlaberjassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
     let mut rng = SeededRng::new(21);
@@ -353,7 +355,12 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
 }
 
 fn bound_deals(c: &mut Criterion) {
-    interleave::bench_bound(c, "klaberjass", "bound_random_deal", bound::random_deal);
+    interleave::bench_bound(
+        c,
+        "klaberjass",
+        "bound_random_deal",
+        play_phase::random_deal,
+    );
     interleave::bench_bound(
         c,
         "klaberjass",

@@ -4,7 +4,7 @@
 //! undertrumping unless only trumps are left, Stöck of trump only, Wys of 4 tens not scored,
 //! long sequences flat 100, last trick 5, Match 100, the `seed` multipliers).
 //!
-//! Unlike the play-phase bound ([`super::bound`]), it makes the decisions the engine's random
+//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's random
 //! player makes, each uniform among as many choices of the same meanings as the engine's legal
 //! action ids: the forehand chooses among the 6 modes and schieben (7 ids), after schieben his
 //! partner among the 6 modes; in trick 1 each seat chooses among its legal cards and the Wys
@@ -34,7 +34,7 @@
 use cardhouse::Rng;
 
 use super::bitmask::{pick, shuffled};
-use super::bound::{HIGHER, LANE, MULTIPLIER, TABLES};
+use super::play_phase::{HIGHER, LANE, MULTIPLIER, TABLES};
 
 /// Lane bits where three cards in a row may start (the 6 up to the 8 of each 9-bit lane).
 const RUN_START: u64 = 0x7F | 0x7F << 9 | 0x7F << 18 | 0x7F << 27;

@@ -3,7 +3,7 @@
 //! the benchmark (`scope = deal`, `first_dealer = random`, `equal_sequence_rule =
 //! nobody_scores`, `maker_tie_rule = opponent_scores_own`, last trick 10).
 //!
-//! Unlike the play-phase bound ([`super::bound`]), it makes the decisions the engine's random
+//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's random
 //! player makes, each uniform among as many choices of the same meanings as the engine's legal
 //! action ids: in bidding round 1 `take` or `pass` (elder, then dealer), in round 2 `pass` or
 //! `name` one of the 3 other suits (4 passes annul the deal, 1 in 64); in each Dix exchange
@@ -32,7 +32,7 @@
 
 use cardhouse::Rng;
 
-use super::bound::{LANE, draw, play, score};
+use super::play_phase::{LANE, draw, play, score};
 
 /// What one deal produced, for the equivalence check (the timed loop keeps `added`). Values
 /// per role are `[elder, dealer]`.

@@ -1,13 +1,20 @@
-//! The bound of a random Klaberjass deal: the least work a bitmask implementation does for
-//! one, with the engine's default options (`first_dealer = random`, last trick 10, the maker
-//! scoring of §11 with `maker_tie_rule = opponent_scores_own`).
+//! The play-phase bound of a random Klaberjass deal: the least work a bitmask implementation
+//! does to deal the hands and play the cards, with the engine's default options
+//! (`first_dealer = random`, last trick 10, the maker scoring of §11 with `maker_tie_rule =
+//! opponent_scores_own`).
 //!
-//! **Included**, as the engine must do them: the cut for the dealer, the 18 cards of the two
-//! hands drawn from the 32 with the engine's generator in the engine's way (5 random bits per
-//! card from a generator word, redrawn when taken, branch-free: [`draw`]), trump and maker drawn at random (the bidding reduced to one
-//! draw), Bella, then 18 cards, each a uniform random legal card (follow suit, else trump;
-//! to a trump lead a higher trump if possible, else any trump), the trick winner, card points,
-//! the last-trick bonus and the maker's §11 comparison.
+//! It skips phases the engine must play by the rules (below) and does not make the engine's
+//! random player's decisions (trump and maker are one uniform draw of 8, no deal is annulled),
+//! so its ratio compares rules work as well as engine overhead; the same-work bound
+//! (`klaberjass_same_work.rs`) plays the engine's deals, with this file's [`draw`], [`play`]
+//! and [`score`].
+//!
+//! **Included**, as the engine must do them: the cut for the dealer, the 18 cards of the two hands
+//! drawn from the 32 with the engine's generator in the engine's way (5 random bits per card from a
+//! generator word, redrawn when taken, branch-free: [`draw`]), trump and maker drawn at random (the
+//! bidding reduced to one draw), Bella, then 18 cards, each a uniform random legal card (follow
+//! suit, else trump; to a trump lead a higher trump if possible, else any trump), the trick winner,
+//! card points, the last-trick bonus and the maker's §11 comparison.
 //!
 //! **Left out**, engine work that the bound does not count: the turn-up and bottom cards, the
 //! bidding rounds (and the 1 in 64 deals that all four passes annul), the Dix exchange

@@ -1,6 +1,12 @@
-//! The bound of a random Jass deal: the least work a bitmask implementation does for one,
-//! with the engine's default options (`wys = manual`, no undertrumping unless only trumps
-//! are left, Stöck of trump only, last trick 5, Match 100, the `seed` multipliers).
+//! The play-phase bound of a random Jass deal: the least work a bitmask implementation does to
+//! choose a mode and play the cards, with the engine's default options (`wys = manual`, no
+//! undertrumping unless only trumps are left, Stöck of trump only, last trick 5, Match 100,
+//! the `seed` multipliers).
+//!
+//! It skips phases the engine must play by the rules and does not make the engine's random
+//! player's decisions (the engine's forehand chooses among the 6 modes and schieben, and a
+//! random seat may declare Wys in trick 1), so its ratio compares rules work as well as
+//! engine overhead; the same-work bound (`jass_same_work.rs`) plays the engine's deals.
 //!
 //! **Included**, as the engine must do them: a Fisher–Yates shuffle of the 36 cards with the
 //! engine's generator (35 draws, as the engine's deal), four hands as 36-bit masks, the mode
