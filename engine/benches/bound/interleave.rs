@@ -45,14 +45,13 @@ pub fn wanted() -> bool {
     filters.is_empty() || filters.iter().any(|f| "ratio".contains(f.as_str()))
 }
 
-/// True under `cargo bench` (full sizes), false under `cargo test --benches` (a smoke run).
-pub fn full_size() -> bool {
-    std::env::args().any(|a| a == "--bench")
-}
-
 /// Rounds and deals per batch: full size under `cargo bench`, tiny under `cargo test`.
 fn sizes(batch: usize) -> (usize, usize) {
-    if full_size() { (101, batch) } else { (3, 200) }
+    if std::env::args().any(|a| a == "--bench") {
+        (101, batch)
+    } else {
+        (3, 200)
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
