@@ -135,27 +135,48 @@ fn select128(c: u128, k: u32) -> u32 {
     }
 }
 
-/// The first-trick turn of a seat holding a Wys item: uniform among its `legal` cards and the
-/// items it may declare next, again after each item declared, until it lays a card. Returns
-/// the card, the declared items' points, their best key and their number.
-#[inline(never)]
-fn declare_and_play<R: Rng>(h: u64, legal: u64, mode: usize, rng: &mut R) -> [u32; 4] {
-    let (mut used, mut after, mut points, mut key, mut n) = (0u64, 0u32, 0u32, 0u32, 0u32);
-    let cards = legal.count_ones();
-    loop {
-        let c = candidates(h, used, after);
-        let k = rng.below(u64::from(cards + c.count_ones())) as u32;
-        if k < cards {
-            return [cardhouse::select_in_word(legal, k), points, key, n];
-        }
-        let id = select128(c, k - cards);
-        let (p, kk) = item(id, mode);
-        points += p;
-        key = key.max(kk);
-        n += 1;
-        after = id + 1;
-        if id < 9 {
-            used |= QUARTET_CARDS << id;
+/// The Wys of trick 1: each seat's declared points, the best comparison key announced so
+/// far and its seat, the items declared and whether a seat declared two or more.
+#[derive(Default)]
+struct Wys {
+    points: [u32; 4],
+    best_key: u32,
+    best_seat: usize,
+    declared: u32,
+    multi: bool,
+}
+
+impl Wys {
+    /// The first-trick turn of `seat` holding a Wys item in `h`: uniform among its `legal`
+    /// cards and the items it may declare next, again after each item declared, until it
+    /// lays a card (returned); then its announcement, the best so far if strictly better
+    /// (§8.3, §8.5).
+    #[inline(never)]
+    fn turn<R: Rng>(&mut self, seat: usize, h: u64, legal: u64, mode: usize, rng: &mut R) -> usize {
+        let (mut used, mut after, mut points, mut key, mut n) = (0u64, 0u32, 0u32, 0u32, 0u32);
+        let cards = legal.count_ones();
+        loop {
+            let c = candidates(h, used, after);
+            let k = rng.below(u64::from(cards + c.count_ones())) as u32;
+            if k < cards {
+                self.points[seat] = points;
+                self.declared += n;
+                self.multi |= n >= 2;
+                if key > self.best_key {
+                    self.best_key = key;
+                    self.best_seat = seat;
+                }
+                return cardhouse::select_in_word(legal, k) as usize;
+            }
+            let id = select128(c, k - cards);
+            let (p, kk) = item(id, mode);
+            points += p;
+            key = key.max(kk);
+            n += 1;
+            after = id + 1;
+            if id < 9 {
+                used |= QUARTET_CARDS << id;
+            }
         }
     }
 }
@@ -196,71 +217,62 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
     let under = if mode < 4 { 1u64 << (9 * mode + 5) } else { 0 };
     let mut cards = [0u32; 2];
     let mut tricks = [0u8; 2];
-    // Wys: each seat's declared points, the best key so far and its seat, items declared.
-    let mut wys_points = [0u32; 4];
-    let (mut best_key, mut best_seat, mut declared, mut multi) = (0u32, 0usize, 0u32, false);
+    let mut wys_state = Wys::default();
     let mut leader = 1usize;
     for trick in 0..9 {
-        let (mut win_pos, mut win_str, mut led_lane, mut pts) = (0, 0u8, 0u64, 0u32);
-        for pos in 0..4 {
+        // The lead: any card (in trick 1, or a Wys item).
+        let h = hands[leader];
+        let lead = if trick == 0 && has_wys(h) {
+            wys_state.turn(leader, h, h, mode, rng)
+        } else {
+            pick(h, rng) as usize
+        };
+        hands[leader] &= !(1 << lead);
+        let led_lane = LANE << (9 * (lead / 9));
+        let mut win_pos = 0;
+        let mut win_str = strength[lead];
+        let mut pts = u32::from(points[lead]);
+        for pos in 1..4 {
             let seat = (leader + pos) & 3;
             let h = hands[seat];
-            let legal = if pos == 0 {
-                h
+            let follow = h & led_lane;
+            let legal = if mode >= 4 {
+                if follow == 0 { h } else { follow }
             } else {
-                let follow = h & led_lane;
-                if mode >= 4 {
-                    if follow == 0 { h } else { follow }
+                let trumps = h & trump_lane;
+                if led_lane == trump_lane {
+                    // Trump led: a trump is due unless the Under is the only one.
+                    if trumps & !under == 0 { h } else { trumps }
                 } else {
-                    let trumps = h & trump_lane;
-                    if led_lane == trump_lane {
-                        // Trump led: a trump is due unless the Under is the only one.
-                        if trumps & !under == 0 { h } else { trumps }
+                    // A trump in the trick is the winning card: only higher ones may follow.
+                    let allowed = if win_str >= 32 {
+                        HIGHER[usize::from(win_str - 32)] << (9 * mode) & trumps
                     } else {
-                        // A trump in the trick is the winning card: only higher ones follow.
-                        let allowed = if win_str >= 32 {
-                            HIGHER[usize::from(win_str - 32)] << (9 * mode) & trumps
-                        } else {
-                            trumps
-                        };
-                        if follow != 0 {
-                            follow | allowed
-                        } else {
-                            let l = (h & !trumps) | allowed;
-                            if l == 0 { trumps } else { l }
-                        }
+                        trumps
+                    };
+                    if follow != 0 {
+                        follow | allowed
+                    } else {
+                        let l = (h & !trumps) | allowed;
+                        if l == 0 { trumps } else { l }
                     }
                 }
             };
             let card = if trick == 0 && has_wys(h) {
-                let [card, p, key, n] = declare_and_play(h, legal, mode, rng);
-                wys_points[seat] = p;
-                declared += n;
-                multi |= n >= 2;
-                // Its announcement: the best Wys so far if strictly better (§8.3, §8.5).
-                if key > best_key {
-                    best_key = key;
-                    best_seat = seat;
-                }
-                card as usize
+                wys_state.turn(seat, h, legal, mode, rng)
             } else {
                 pick(legal, rng) as usize
             };
             hands[seat] &= !(1 << card);
             let bit = 1u64 << card;
-            if pos == 0 {
-                led_lane = LANE << (9 * (card / 9));
-                win_str = strength[card];
+            let s = if bit & (trump_lane | led_lane) != 0 {
+                strength[card]
             } else {
-                let s = if bit & (trump_lane | led_lane) != 0 {
-                    strength[card]
-                } else {
-                    0
-                };
-                if s > win_str {
-                    win_pos = pos;
-                    win_str = s;
-                }
+                0
+            };
+            if s > win_str {
+                win_pos = pos;
+                win_str = s;
             }
             pts += u32::from(points[card]);
         }
@@ -268,6 +280,13 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
         cards[leader & 1] += pts;
         tricks[leader & 1] += 1;
     }
+    let Wys {
+        points: wys_points,
+        best_key,
+        best_seat,
+        declared,
+        multi,
+    } = wys_state;
     let mut wys = [0u32; 2];
     if best_key != 0 {
         let team = best_seat & 1;
