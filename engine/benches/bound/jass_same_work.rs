@@ -4,16 +4,16 @@
 //! undertrumping unless only trumps are left, Stöck of trump only, Wys of 4 tens not scored,
 //! long sequences flat 100, last trick 5, Match 100, the `seed` multipliers).
 //!
-//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's random
-//! player makes, each uniform among as many choices of the same meanings as the engine's legal
-//! action ids: the forehand chooses among the 6 modes and schieben (7 ids), after schieben his
-//! partner among the 6 modes; in trick 1 each seat chooses among its legal cards and the Wys
-//! items it may declare next (one id each, as the engine offers them: scoring
+//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's
+//! random player makes, each uniform among as many choices of the same meanings as the engine's
+//! legal action ids: the forehand chooses among the 6 modes and schieben (7 ids), after
+//! schieben his partner among the 6 modes; in trick 1 each seat chooses among its legal cards
+//! and the Wys items it may declare next (one id each, as the engine offers them: scoring
 //! four-of-a-kinds, then the maximal runs of ≥ 3 cards among the cards not in a declared
 //! four-of-a-kind, only items after the last one declared), again after each item declared,
-//! until it lays a card; then a uniform legal card per turn. It draws from the generator in
-//! its own order (the distribution of deals is the engine's, not the sequence for a seed);
-//! the bench's `check` compares the two distributions.
+//! until it lays a card; then a uniform legal card per turn. It draws from the generator in its
+//! own order (the distribution of deals is the engine's, not the sequence for a seed); the
+//! bench's `check` compares the two distributions.
 //!
 //! **Included**, as the engine must do them: the Fisher–Yates shuffle of the 36 cards (35
 //! draws, as the engine's deal), four hands as 36-bit masks, the mode choice with schieben,

@@ -3,32 +3,37 @@
 //! the benchmark (`scope = deal`, `first_dealer = random`, `equal_sequence_rule =
 //! nobody_scores`, `maker_tie_rule = opponent_scores_own`, last trick 10).
 //!
-//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's random
-//! player makes, each uniform among as many choices of the same meanings as the engine's legal
-//! action ids: in bidding round 1 `take` or `pass` (elder, then dealer), in round 2 `pass` or
-//! `name` one of the 3 other suits (4 passes annul the deal, 1 in 64); in each Dix exchange
-//! window (held when trump was taken in round 1 and the turn-up is not a 7) `wait`/`keep`, or
-//! `exchange` for the holder of the trump 7; at the announcement `announce` or `declare` one
-//! of the maximal runs after the last one declared (as the engine offers them, in ascending
-//! item order), again after each; then a uniform legal card per turn. It draws from the
-//! generator in its own order (the distribution of deals is the engine's, not the sequence for
-//! a seed); the bench's `check` compares the two distributions.
+//! Unlike the play-phase bound ([`super::play_phase`]), it makes the decisions the engine's
+//! random player makes, each uniform among as many choices of the same meanings as the engine's
+//! legal action ids: in bidding round 1 `take` or `pass` (elder, then dealer), in round 2
+//! `pass` or `name` one of the 3 other suits (4 passes annul the deal, 1 in 64); in each Dix
+//! exchange window (held when trump was taken in round 1 and the turn-up is not a 7)
+//! `wait`/`keep`, or `exchange` for the holder of the trump 7; at the announcement `announce`
+//! or `declare` one of the maximal runs after the last one declared (as the engine offers them,
+//! in ascending item order), again after each; then a uniform legal card per turn. It draws
+//! from the generator in its own order (the distribution of deals is the engine's, not the
+//! sequence for a seed); the bench's `check` compares the two distributions.
 //!
-//! **Included**, as the engine must do them: the cut, the deal in the engine's two stages
-//! (12 hand cards and the turn-up, then after the bidding 6 hand cards and the bottom card,
-//! drawn branch-free 5 bits a card from generator words as the engine does, [`draw`]), both
-//! bidding rounds and the annulled deal, both exchange windows with the exchange (the trump 7
-//! for the turn-up), the declarations and the §8.4 protocol (each side's declared points and
-//! best sequence by value, top and trump; the better one scores, equal ones nobody), Bella
-//! judged after the windows, the trick play of the play-phase bound, the last-trick bonus and
-//! the maker's §11 comparison.
+//! **Included**, as the engine must do them: the cut, the 18 hand cards and the turn-up drawn
+//! branch-free 5 bits a card from generator words as the engine's deal draws them ([`draw`]),
+//! both bidding rounds and the annulled deal, both exchange windows with the exchange (the
+//! trump 7 for the turn-up), the declarations and the §8.4 protocol (each side's declared
+//! points and best sequence by value, top and trump; the better one scores, equal ones
+//! nobody), Bella judged after the windows, the trick play of the play-phase bound, the
+//! last-trick bonus and the maker's §11 comparison.
 //!
-//! **Left out**, engine work that a minimal implementation does not need: the decisions with
-//! a single legal action (an `announce` with no run to declare) take no generator draw (the
-//! engine's random player draws `below(1)`), the announcement record and its texts, the
-//! cards shown by the sequence winner, the per-deal action log and history, the dealt-hands
-//! and played-cards records, the per-trick records kept for views, the deal's result record,
-//! and the `Game`/`State` interface (phases, action-id sets of 256 bits, checks).
+//! **Left out**, engine work that a minimal implementation does not need: the deal in two
+//! stages (the engine draws 12 hand cards and the turn-up, then after the bidding 6 hand cards
+//! and the bottom card, each stage from fresh generator words, as its chance nodes must; the
+//! bound draws the 19 cards it uses at once, before the bidding, which no card influences in
+//! random play: the same distribution, one generator word fewer on average, about 5% of the
+//! bound's time; 6 of them unused in the 1 in 64 annulled deals), the bottom card (no rule or
+//! decision of a random player uses it), the decisions with a single legal action (an
+//! `announce` with no run to declare) take no generator draw (the engine's random player
+//! draws `below(1)`), the announcement record and its texts, the cards shown by the sequence
+//! winner, the per-deal action log and history, the dealt-hands and played-cards records, the
+//! per-trick records kept for views, the deal's result record, and the `Game`/`State`
+//! interface (phases, action-id sets of 256 bits, checks).
 
 use cardhouse::Rng;
 
@@ -107,8 +112,9 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
 #[inline(always)]
 pub fn deal<R: Rng>(rng: &mut R) -> Deal {
     let dealer = rng.below(2) as usize;
-    // Hands by role: [elder, dealer].
-    let (mut hands, mut up, taken) = draw(0, 13, rng);
+    // Hands by role, [elder, dealer], and the turn-up: the 18 hand cards at once (see the
+    // header).
+    let (mut hands, mut up, _) = draw(0, 19, rng);
     let up_suit = (up >> 3) as usize;
     // Round 1 on the turn-up's suit, elder first; round 2 names one of the other three.
     let other = |k: u64| {
@@ -136,9 +142,6 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
             (other(k), 1, 4)
         }
     };
-    let (second, _bottom, _) = draw(taken, 7, rng);
-    hands[0] |= second[0];
-    hands[1] |= second[1];
     // The exchange windows: the holder of the trump 7 (if either holds it) may exchange it
     // for the turn-up once; nobody holds it after an exchange.
     let windows = bids <= 2 && up & 7 != 0;
