@@ -23,3 +23,20 @@ pub fn shuffled<const N: usize, R: Rng>(rng: &mut R) -> [u8; N] {
     }
     ids
 }
+
+/// Four hands of `N / 4` cards each from the card ids `0..N`, uniformly at random, as masks: a
+/// Fisher–Yates shuffle that stops once the last hand is what remains (`N - N / 4` draws; the
+/// order of the cards within a hand does not matter).
+#[inline]
+pub fn hands<const N: usize, R: Rng>(rng: &mut R) -> [u64; 4] {
+    let mut ids: [u8; N] = std::array::from_fn(|i| i as u8);
+    for i in (N / 4..N).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        ids.swap(i, j);
+    }
+    let mut hands = [0u64; 4];
+    for (i, &id) in ids.iter().enumerate() {
+        hands[i / (N / 4)] |= 1 << id;
+    }
+    hands
+}

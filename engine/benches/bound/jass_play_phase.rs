@@ -9,11 +9,12 @@
 //! engine overhead; the same-work bound (`jass_same_work.rs`) plays the engine's deals.
 //!
 //! **Included**, as the engine must do them: a Fisher–Yates shuffle of the 36 cards with the
-//! engine's generator (35 draws, as the engine's deal), four hands as 36-bit masks, the mode
-//! drawn uniformly among the 6 (3 trumps are not pushed: no schieben), then 36 cards, each a
-//! uniform random legal card (follow suit, trumping allowed instead, the trump Under never
-//! forced, no undertrumping unless only trumps are left), the trick winner tracked card by
-//! card, card points, the last-trick and Match bonuses, Stöck and the multiplier.
+//! engine's generator, stopped once the fourth hand is what remains (27 draws; the engine's
+//! deal draws 35, as its log of the 36 outcomes in order needs), four hands as 36-bit masks,
+//! the mode drawn uniformly among the 6 (3 trumps are not pushed: no schieben), then 36 cards,
+//! each a uniform random legal card (follow suit, trumping allowed instead, the trump Under
+//! never forced, no undertrumping unless only trumps are left), the trick winner tracked card
+//! by card, card points, the last-trick and Match bonuses, Stöck and the multiplier.
 //!
 //! **Left out**, engine work that the bound does not count: Wys (with `wys = manual` the
 //! engine offers each seat its declarable items in trick 1, and a random player declares some;
@@ -23,7 +24,7 @@
 
 use cardhouse::Rng;
 
-use super::bitmask::{pick, shuffled};
+use super::bitmask::{hands, pick};
 
 pub const LANE: u64 = 0x1FF;
 
@@ -96,11 +97,7 @@ pub static TABLES: Tables = {
 /// One random deal; returns the two teams' scored (multiplied) points.
 #[inline(never)]
 pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
-    let ids: [u8; 36] = shuffled(rng);
-    let mut hands = [0u64; 4];
-    for (i, &id) in ids.iter().enumerate() {
-        hands[i / 9] |= 1 << id;
-    }
+    let mut hands = hands::<36, R>(rng);
     let mode = rng.below(6) as usize;
     let (points, strength) = (&TABLES.points[mode], &TABLES.strength[mode]);
     let mut raw = [0u32; 2];

@@ -15,14 +15,14 @@
 //! own order (the distribution of deals is the engine's, not the sequence for a seed); the
 //! bench's `check` compares the two distributions.
 //!
-//! **Included**, as the engine must do them: the Fisher–Yates shuffle of the 36 cards (35
-//! draws, as the engine's deal), four hands as 36-bit masks, the mode choice with schieben,
-//! the Wys offers and declarations of trick 1 (candidates as a 121-bit item mask), each
-//! seat's best Wys and its announcement order (§8.3 comparison key: points, cards, compared
-//! rank, trump sequence; the earlier declaration wins ties), the team with the best Wys
-//! scoring all its members' Wys after trick 1, the trick play of the play-phase bound (legal
-//! cards, trick winner, card points), Stöck, the last-trick and Match bonuses and the
-//! multiplier.
+//! **Included**, as the engine must do them: the Fisher–Yates shuffle of the 36 cards, stopped
+//! once the fourth hand is what remains (27 draws; the engine's deal draws 35, as its log of
+//! the 36 outcomes in order needs), four hands as 36-bit masks, the mode choice with schieben,
+//! the Wys offers and declarations of trick 1 (candidates as a 121-bit item mask), each seat's
+//! best Wys and its announcement order (§8.3 comparison key: points, cards, compared rank,
+//! trump sequence; the earlier declaration wins ties), the team with the best Wys scoring all
+//! its members' Wys after trick 1, the trick play of the play-phase bound (legal cards, trick
+//! winner, card points), Stöck, the last-trick and Match bonuses and the multiplier.
 //!
 //! **Left out**, engine work that a minimal implementation does not need: dealing in packets
 //! of three (the hands are the shuffle's ninths, the same distribution), the announcement
@@ -33,7 +33,7 @@
 
 use cardhouse::Rng;
 
-use super::bitmask::{pick, shuffled};
+use super::bitmask::{hands, pick};
 use super::play_phase::{HIGHER, LANE, MULTIPLIER, TABLES};
 
 /// Lane bits where three cards in a row may start (the 6 up to the 8 of each 9-bit lane).
@@ -190,11 +190,7 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
 /// One random deal, with what it produced.
 #[inline(always)]
 pub fn deal<R: Rng>(rng: &mut R) -> Deal {
-    let ids: [u8; 36] = shuffled(rng);
-    let mut hands = [0u64; 4];
-    for (i, &id) in ids.iter().enumerate() {
-        hands[i / 9] |= 1 << id;
-    }
+    let mut hands = hands::<36, R>(rng);
     // The forehand (seat 1) chooses among the 6 modes and schieben; after schieben his
     // partner chooses among the 6 modes.
     let k = rng.below(7) as usize;
