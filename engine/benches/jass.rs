@@ -13,8 +13,10 @@
 
 use std::hint::black_box;
 
-use cardhouse::games::jass::{JassGame, JassState, Mode, SCHIEBEN, WYS_BASE, layout};
-use cardhouse::{Game, Options, Rng, SeededRng, State};
+use cardhouse::games::jass::{
+    JassGame, JassState, Mode, Phase, SCHIEBEN, WYS_BASE, card_action, layout,
+};
+use cardhouse::{ActionSet, Game, Options, Player, Rng, SeededRng, State};
 use criterion::{Criterion, Throughput, criterion_group};
 
 #[allow(dead_code)]
@@ -256,9 +258,13 @@ fn checked_values(
 /// the six modes' rates, Wys items declared per deal, the rates of deals with a Wys declared, of a
 /// seat declaring two items or more and of Wys won by team 0, and per team the Wys, Stöck, card,
 /// raw and scored points); each difference must be within [`stats::TOLERANCE`] (4) standard errors
-/// of the difference. Seeded, so the outcome is the same on every run. Returns whether all agree.
+/// of the difference. And exactly ([`Offers`]): at every decision of trick 1 the Wys items the
+/// engine offers must be the bound's candidates for that hand and those declarations, and each
+/// deal's Wys points the bound's scoring of the items declared. Seeded, so the outcome is the
+/// same on every run. Returns whether all agree.
 fn check(g: &JassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
+    let mut offers = Offers::default();
     let mut rng = SeededRng::new(21);
     for _ in 0..deals {
         let mut s = g.new_initial_state();
@@ -266,23 +272,42 @@ fn check(g: &JassGame, deals: usize) -> bool {
         let (mut decisions, mut pushed, mut declared) = (0, false, 0);
         // A seat's declarations are consecutive, before its first card.
         let (mut in_a_row, mut multi) = (0, false);
+        let mut wys = WysTrack::default();
         while !s.is_terminal() {
-            let a = s.legal_actions().choose(&mut rng).expect("legal action");
+            let legal = s.legal_actions();
+            let seat = match s.current_player() {
+                Player::Seat(p) => p,
+                _ => 0,
+            };
+            let first_trick = s.phase() == Phase::Play && wys.cards < 4;
+            if first_trick {
+                offers.compare(&s, seat, &legal, &wys);
+            }
+            let a = legal.choose(&mut rng).expect("legal action");
             decisions += 1;
             pushed |= a == SCHIEBEN;
             declared += u32::from(a >= WYS_BASE);
             in_a_row = if a >= WYS_BASE { in_a_row + 1 } else { 0 };
             multi |= in_a_row >= 2;
+            if first_trick {
+                wys.step(seat, a, mode_index(s.mode()));
+            }
             s.apply_unchecked(a);
         }
         let d = s.last_deal().expect("a finished deal");
-        let mode = match d.mode {
-            Mode::Trump(suit) => suit as usize,
-            Mode::Obenabe => 4,
-            Mode::Undenufe => 5,
-        };
+        offers.scored += 1;
+        offers.wrong_scores += usize::from(wys.scored() != d.wys);
         engine.add(&checked_values(
-            decisions, pushed, mode, declared, multi, d.wys, d.stoeck, d.cards, d.raw, d.scored,
+            decisions,
+            pushed,
+            mode_index(Some(d.mode)),
+            declared,
+            multi,
+            d.wys,
+            d.stoeck,
+            d.cards,
+            d.raw,
+            d.scored,
         ));
     }
     let mut bound = stats::Sample::new(CHECKED.len());
@@ -295,7 +320,96 @@ fn check(g: &JassGame, deals: usize) -> bool {
             d.scored,
         ));
     }
-    stats::compare("jass (wys = manual)", &CHECKED, &engine, &bound)
+    let same = stats::compare("jass (wys = manual)", &CHECKED, &engine, &bound);
+    println!(
+        "  exactly: the Wys items offered at {} decisions of trick 1 against the bound's \
+         candidates, {} differ; the Wys scored in {} deals against the bound's scoring of the \
+         items declared, {} differ",
+        offers.compared, offers.wrong, offers.scored, offers.wrong_scores
+    );
+    same && offers.wrong == 0 && offers.wrong_scores == 0
+}
+
+/// The mode index of the bounds: the trump lane 0..4, Obenabe 4, Undenufe 5.
+fn mode_index(mode: Option<Mode>) -> usize {
+    match mode {
+        Some(Mode::Trump(suit)) => suit as usize,
+        Some(Mode::Obenabe) | None => 4,
+        Some(Mode::Undenufe) => 5,
+    }
+}
+
+/// The exact part of [`check`]: at every decision of trick 1 in the engine's random deals, the
+/// Wys items the engine offers against the bound's [`same_work::candidates`] for the same hand
+/// and declarations, and after each deal the engine's Wys points against the bound's scoring
+/// of the items the engine's seats declared.
+#[derive(Default)]
+struct Offers {
+    compared: usize,
+    wrong: usize,
+    scored: usize,
+    wrong_scores: usize,
+}
+
+impl Offers {
+    fn compare(&mut self, s: &JassState, seat: usize, legal: &ActionSet, wys: &WysTrack) {
+        let hand = s
+            .hand(seat)
+            .iter()
+            .fold(0u64, |m, c| m | 1 << card_action(c));
+        let expected = same_work::candidates(hand, wys.used[seat], wys.after[seat]);
+        let mut offered = 0u128;
+        legal.for_each(|a| {
+            if a >= WYS_BASE {
+                offered |= 1 << (a - WYS_BASE);
+            }
+        });
+        self.compared += 1;
+        self.wrong += usize::from(offered != expected);
+    }
+}
+
+/// The Wys declared in trick 1 as the bound keeps them: per seat the next item id allowed,
+/// the cards of its declared four-of-a-kinds, its points and best key; the best key announced
+/// and its seat; the cards laid.
+#[derive(Default)]
+struct WysTrack {
+    after: [u32; 4],
+    used: [u64; 4],
+    points: [u32; 4],
+    key: [u32; 4],
+    best: (u32, usize),
+    cards: usize,
+}
+
+impl WysTrack {
+    fn step(&mut self, seat: usize, a: u32, mode: usize) {
+        if a >= WYS_BASE {
+            let id = a - WYS_BASE;
+            let (p, k) = same_work::item(id, mode);
+            self.points[seat] += p;
+            self.key[seat] = self.key[seat].max(k);
+            self.after[seat] = id + 1;
+            if id < 9 {
+                self.used[seat] |= same_work::QUARTET_CARDS << id;
+            }
+        } else {
+            // Its first card commits the seat's Wys: the best so far if strictly better.
+            if self.key[seat] > self.best.0 {
+                self.best = (self.key[seat], seat);
+            }
+            self.cards += 1;
+        }
+    }
+
+    fn scored(&self) -> [u32; 2] {
+        let mut wys = [0; 2];
+        if self.best.0 != 0 {
+            let team = self.best.1 & 1;
+            wys[team] = self.points[team] + self.points[team + 2];
+        }
+        wys
+    }
 }
 
 fn bound_deals(c: &mut Criterion) {

@@ -41,7 +41,7 @@ const RUN_START: u64 = 0x7F | 0x7F << 9 | 0x7F << 18 | 0x7F << 27;
 /// The ranks whose four-of-a-kind is a Wys (9, U, O, K, A), as lane-0 bits.
 const QUARTET_RANKS: u64 = 1 << 3 | 1 << 5 | 1 << 6 | 1 << 7 | 1 << 8;
 /// The four cards of rank 0 (the 6), shifted by a rank for its four-of-a-kind.
-const QUARTET_CARDS: u64 = 1 | 1 << 9 | 1 << 18 | 1 << 27;
+pub const QUARTET_CARDS: u64 = 1 | 1 << 9 | 1 << 18 | 1 << 27;
 /// The engine's item ids of runs within a suit's 28: the first of each length 3..=9.
 const RUN_OFFSET: [u32; 10] = [0, 0, 0, 0, 7, 13, 18, 22, 25, 27];
 
@@ -80,7 +80,7 @@ fn has_wys(h: u64) -> bool {
 /// four-of-a-kinds, and the maximal runs of ≥ 3 cards among its cards outside the declared
 /// four-of-a-kinds (`used`), from item id `after` on.
 #[inline(never)]
-fn candidates(h: u64, used: u64, after: u32) -> u128 {
+pub fn candidates(h: u64, used: u64, after: u32) -> u128 {
     let mut c = u128::from(quartets(h));
     let x = h & !used;
     let three = x & x >> 1 & x >> 2 & RUN_START;
@@ -97,7 +97,7 @@ fn candidates(h: u64, used: u64, after: u32) -> u128 {
 
 /// The points of item `id` and its comparison key in mode `mode` (§8.3: points, cards, the
 /// compared rank, reversed in Undenufe, and a trump sequence; higher wins).
-fn item(id: u32, mode: usize) -> (u32, u32) {
+pub fn item(id: u32, mode: usize) -> (u32, u32) {
     let (points, cards, top, trump) = if id < 9 {
         let points = match id {
             5 => 200,
