@@ -14,9 +14,10 @@
 use std::hint::black_box;
 
 use cardhouse::games::klaberjass::{
-    DECLARE_BASE, EXCHANGE, KEEP, KlaberjassGame, KlaberjassState, Outcome, PASS, WAIT, layout,
+    DECLARE_BASE, EXCHANGE, KEEP, KlaberjassGame, KlaberjassState, Outcome, PASS, Phase, WAIT,
+    card_action, layout,
 };
-use cardhouse::{Game, Options, Rng, SeededRng, State};
+use cardhouse::{ActionSet, Game, Options, Player, Rng, SeededRng, State};
 use criterion::{Criterion, Throughput, criterion_group};
 
 #[allow(dead_code)]
@@ -281,14 +282,18 @@ impl Checked {
 /// an exchange in each, runs declared per deal, the rates of a player declaring two runs or more
 /// and of deals with sequence points, and per role (elder, dealer) the sequence, Bella, card, total
 /// and added points, and the rate of the maker winning); each difference must be within
-/// [`stats::TOLERANCE`] (4) standard errors of the difference. Seeded, so the outcome is the same
-/// on every run. Returns whether all agree.
+/// [`stats::TOLERANCE`] (4) standard errors of the difference. And exactly ([`Offers`]): the runs
+/// offered at each announcement decision, whether `exchange` is offered at each window decision,
+/// and each played deal's sequence points must be the bound's. Seeded, so the outcome is the
+/// same on every run. Returns whether all agree.
 fn check(g: &KlaberjassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
     let mut rng = SeededRng::new(21);
+    let mut offers = Offers::default();
     for _ in 0..deals {
         let mut s = g.new_initial_state();
         let mut c = Checked::default();
+        offers.new_deal();
         // A player's declarations are consecutive, before his `announce`.
         let mut in_a_row = 0;
         while !s.is_terminal() {
@@ -296,7 +301,9 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
                 s.resolve_chance(&mut rng);
                 continue;
             }
-            let a = s.legal_actions().choose(&mut rng).expect("legal action");
+            let legal = s.legal_actions();
+            let a = legal.choose(&mut rng).expect("legal action");
+            offers.step(&s, &legal, a);
             c.decisions += 1;
             c.bids += u32::from((PASS..EXCHANGE).contains(&a));
             c.windows |= a == WAIT || a == KEEP || a == EXCHANGE;
@@ -317,6 +324,9 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
         c.cards = [0, 1].map(|r| c.totals[r] - c.seq[r] - c.bella[r]);
         c.added = role(d.added);
         c.maker_wins = d.outcome == Outcome::MakerWins;
+        if !c.annulled {
+            offers.score(&s);
+        }
         engine.add(&c.values());
     }
     let mut bound = stats::Sample::new(CHECKED.len());
@@ -347,7 +357,96 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
         };
         bound.add(&c.values());
     }
-    stats::compare("klaberjass", &CHECKED, &engine, &bound)
+    let same = stats::compare("klaberjass", &CHECKED, &engine, &bound);
+    println!(
+        "  exactly: the runs offered at {} announcement decisions against the bound's, {} differ; \
+         the exchange offered or not at {} window decisions against the bound's, {} differ; the \
+         sequence points of {} deals against the bound's scoring of the runs declared, {} differ",
+        offers.announce,
+        offers.wrong_announce,
+        offers.window,
+        offers.wrong_window,
+        offers.scored,
+        offers.wrong_scores
+    );
+    same && offers.wrong_announce == 0 && offers.wrong_window == 0 && offers.wrong_scores == 0
+}
+
+/// The exact part of [`check`]: at every announcement decision of the engine's random deals,
+/// the runs it offers against the bound's ([`same_work::run_tops`] after the last declared),
+/// at every exchange-window decision whether it offers `exchange` against the bound's rule
+/// (the seat holds the trump 7), and after each played deal its sequence points against the
+/// bound's scoring ([`same_work::run`], the better best run scores) of the runs declared.
+#[derive(Default)]
+struct Offers {
+    announce: usize,
+    wrong_announce: usize,
+    window: usize,
+    wrong_window: usize,
+    scored: usize,
+    wrong_scores: usize,
+    /// Per seat in this deal: the top card id of the last run declared (+1), the declared
+    /// points and the best key.
+    after: [u32; 2],
+    points: [u32; 2],
+    key: [u32; 2],
+}
+
+impl Offers {
+    fn new_deal(&mut self) {
+        self.after = [0; 2];
+        self.points = [0; 2];
+        self.key = [0; 2];
+    }
+
+    fn step(&mut self, s: &KlaberjassState, legal: &ActionSet, a: u32) {
+        let Player::Seat(seat) = s.current_player() else {
+            return;
+        };
+        let hand = s
+            .hand(seat)
+            .iter()
+            .fold(0u64, |m, c| m | 1 << card_action(c));
+        let trump = s.trump().map_or(0, |t| t as usize);
+        match s.phase() {
+            Phase::Announce => {
+                let expected = same_work::run_tops(hand) & !((1u64 << self.after[seat]) - 1);
+                let mut offered = 0u64;
+                legal.for_each(|x| {
+                    if x >= DECLARE_BASE {
+                        let item = x - DECLARE_BASE;
+                        offered |= 1 << (item / 6 * 8 + item % 6 + 2);
+                    }
+                });
+                self.announce += 1;
+                self.wrong_announce += usize::from(offered != expected);
+                if a >= DECLARE_BASE {
+                    let item = a - DECLARE_BASE;
+                    let top = item / 6 * 8 + item % 6 + 2;
+                    let (p, k) = same_work::run(hand, top, trump);
+                    self.points[seat] += p;
+                    self.key[seat] = self.key[seat].max(k);
+                    self.after[seat] = top + 1;
+                }
+            }
+            Phase::Exchange1 | Phase::Exchange2 => {
+                let holds_seven = hand >> (8 * trump) & 1 == 1;
+                self.window += 1;
+                self.wrong_window += usize::from(legal.contains(EXCHANGE) != holds_seven);
+            }
+            _ => {}
+        }
+    }
+
+    fn score(&mut self, s: &KlaberjassState) {
+        let mut seq = [0; 2];
+        if self.key[0] != self.key[1] {
+            let w = usize::from(self.key[1] > self.key[0]);
+            seq[w] = self.points[w];
+        }
+        self.scored += 1;
+        self.wrong_scores += usize::from(seq != s.sequence_points());
+    }
 }
 
 fn bound_deals(c: &mut Criterion) {

@@ -69,7 +69,7 @@ pub struct Deal {
 /// 7..A in natural order): a held card whose next higher card is missing and whose two next
 /// lower ones are held. Their order is the engine's item order.
 #[inline(always)]
-fn run_tops(h: u64) -> u64 {
+pub fn run_tops(h: u64) -> u64 {
     h & !(h >> 1 & 0x7F7F_7F7F) & (h << 1 & 0xFEFE_FEFE) & (h << 2 & 0xFCFC_FCFC)
 }
 
@@ -87,19 +87,30 @@ fn declare<R: Rng>(h: u64, tops: u64, trump: usize, rng: &mut R) -> (u32, u32, u
         }
         let top = cardhouse::select_in_word(offered, k - 1);
         offered &= !((2u64 << top) - 1);
-        // The run's lowest card: above the highest missing card below its top in its lane.
-        let lane = u64::from(top & !7);
-        let missing = !h & ((1u64 << top) - 1) & LANE << lane;
-        let low = if missing == 0 {
-            lane as u32
-        } else {
-            64 - missing.leading_zeros()
-        };
-        let long = top - low >= 3;
-        points += if long { 50 } else { 20 };
-        key = key.max(u32::from(long) << 5 | (top & 7) << 1 | u32::from(lane == 8 * trump as u64));
+        let (p, kk) = run(h, top, trump);
+        points += p;
+        key = key.max(kk);
         n += 1;
     }
+}
+
+/// The points of the maximal run of `h` with top card `top` (20 for three cards, 50 for more)
+/// and its comparison key (§8.2: value, then top, then trump; higher is better).
+pub fn run(h: u64, top: u32, trump: usize) -> (u32, u32) {
+    // The run's lowest card: above the highest missing card below its top in its lane.
+    let lane = u64::from(top & !7);
+    let missing = !h & ((1u64 << top) - 1) & LANE << lane;
+    let low = if missing == 0 {
+        lane as u32
+    } else {
+        64 - missing.leading_zeros()
+    };
+    let long = top - low >= 3;
+    let points = if long { 50 } else { 20 };
+    (
+        points,
+        u32::from(long) << 5 | (top & 7) << 1 | u32::from(lane == 8 * trump as u64),
+    )
 }
 
 /// One random deal; returns the points each seat adds (§11).
