@@ -258,9 +258,10 @@ fn checked_values(
 /// the six modes' rates, Wys items declared per deal, the rates of deals with a Wys declared, of a
 /// seat declaring two items or more and of Wys won by team 0, and per team the Wys, Stöck, card,
 /// raw and scored points); each difference must be within [`stats::TOLERANCE`] (4) standard errors
-/// of the difference. And exactly ([`Offers`]): at every decision of trick 1 the Wys items the
-/// engine offers must be the bound's candidates for that hand and those declarations, and each
-/// deal's Wys points the bound's scoring of the items declared. Seeded, so the outcome is the
+/// of the difference. And exactly ([`Offers`]): at every card decision the engine's legal cards
+/// must be the bounds' for that hand and trick, at every decision of trick 1 the Wys items the
+/// engine offers the bound's candidates for that hand and those declarations, and each deal's
+/// Wys points the bound's scoring of the items declared. Seeded, so the outcome is the
 /// same on every run. Returns whether all agree.
 fn check(g: &JassGame, deals: usize) -> bool {
     let mut engine = stats::Sample::new(CHECKED.len());
@@ -273,6 +274,7 @@ fn check(g: &JassGame, deals: usize) -> bool {
         // A seat's declarations are consecutive, before its first card.
         let (mut in_a_row, mut multi) = (0, false);
         let mut wys = WysTrack::default();
+        let mut trick = Trick::default();
         while !s.is_terminal() {
             let legal = s.legal_actions();
             let seat = match s.current_player() {
@@ -283,6 +285,9 @@ fn check(g: &JassGame, deals: usize) -> bool {
             if first_trick {
                 offers.compare(&s, seat, &legal, &wys);
             }
+            if s.phase() == Phase::Play {
+                offers.compare_cards(&s, seat, &legal, &trick);
+            }
             let a = legal.choose(&mut rng).expect("legal action");
             decisions += 1;
             pushed |= a == SCHIEBEN;
@@ -291,6 +296,9 @@ fn check(g: &JassGame, deals: usize) -> bool {
             multi |= in_a_row >= 2;
             if first_trick {
                 wys.step(seat, a, mode_index(s.mode()));
+            }
+            if s.phase() == Phase::Play && a < 36 {
+                trick.step(a, mode_index(s.mode()));
             }
             s.apply_unchecked(a);
         }
@@ -322,12 +330,47 @@ fn check(g: &JassGame, deals: usize) -> bool {
     }
     let same = stats::compare("jass (wys = manual)", &CHECKED, &engine, &bound);
     println!(
-        "  exactly: the Wys items offered at {} decisions of trick 1 against the bound's \
-         candidates, {} differ; the Wys scored in {} deals against the bound's scoring of the \
-         items declared, {} differ",
-        offers.compared, offers.wrong, offers.scored, offers.wrong_scores
+        "  exactly: the legal cards at {} decisions of trick play against the bound's, {} differ; the Wys \
+         items offered at {} decisions of trick 1 against the bound's candidates, {} differ; the \
+         Wys scored in {} deals against the bound's scoring of the items declared, {} differ",
+        offers.cards,
+        offers.wrong_cards,
+        offers.compared,
+        offers.wrong,
+        offers.scored,
+        offers.wrong_scores
     );
-    same && offers.wrong == 0 && offers.wrong_scores == 0
+    same && offers.wrong_cards == 0 && offers.wrong == 0 && offers.wrong_scores == 0
+}
+
+/// The trick being played, as the bounds keep it: cards laid, the suit led and the winning
+/// strength.
+#[derive(Default)]
+struct Trick {
+    laid: usize,
+    led_lane: u64,
+    win_str: u8,
+}
+
+impl Trick {
+    fn step(&mut self, card: u32, mode: usize) {
+        let c = card as usize;
+        let strength = play_phase::TABLES.strength[mode][c];
+        if self.laid % 4 == 0 {
+            self.led_lane = play_phase::LANE << (9 * (c / 9));
+            self.win_str = strength;
+        } else {
+            let trump_lane = if mode < 4 {
+                play_phase::LANE << (9 * mode)
+            } else {
+                0
+            };
+            if (1u64 << c) & (trump_lane | self.led_lane) != 0 {
+                self.win_str = self.win_str.max(strength);
+            }
+        }
+        self.laid += 1;
+    }
 }
 
 /// The mode index of the bounds: the trump lane 0..4, Obenabe 4, Undenufe 5.
@@ -339,12 +382,15 @@ fn mode_index(mode: Option<Mode>) -> usize {
     }
 }
 
-/// The exact part of [`check`]: at every decision of trick 1 in the engine's random deals, the
-/// Wys items the engine offers against the bound's [`same_work::candidates`] for the same hand
-/// and declarations, and after each deal the engine's Wys points against the bound's scoring
-/// of the items the engine's seats declared.
+/// The exact part of [`check`]: at every card decision of the engine's random deals, its legal
+/// cards against the bounds' [`play_phase::legal`] for the same hand and trick; at every
+/// decision of trick 1, the Wys items the engine offers against the bound's
+/// [`same_work::candidates`] for the same hand and declarations; after each deal the engine's
+/// Wys points against the bound's scoring of the items the engine's seats declared.
 #[derive(Default)]
 struct Offers {
+    cards: usize,
+    wrong_cards: usize,
     compared: usize,
     wrong: usize,
     scored: usize,
@@ -352,6 +398,26 @@ struct Offers {
 }
 
 impl Offers {
+    fn compare_cards(&mut self, s: &JassState, seat: usize, legal: &ActionSet, trick: &Trick) {
+        let hand = s
+            .hand(seat)
+            .iter()
+            .fold(0u64, |m, c| m | 1 << card_action(c));
+        let expected = if trick.laid % 4 == 0 {
+            hand
+        } else {
+            play_phase::legal(hand, trick.led_lane, trick.win_str, mode_index(s.mode()))
+        };
+        let mut offered = 0u64;
+        legal.for_each(|a| {
+            if a < 36 {
+                offered |= 1 << a;
+            }
+        });
+        self.cards += 1;
+        self.wrong_cards += usize::from(offered != expected);
+    }
+
     fn compare(&mut self, s: &JassState, seat: usize, legal: &ActionSet, wys: &WysTrack) {
         let hand = s
             .hand(seat)

@@ -112,7 +112,6 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
         }
     }
     let trump_lane = if mode < 4 { LANE << (9 * mode) } else { 0 };
-    let under = if mode < 4 { 1u64 << (9 * mode + 5) } else { 0 };
     let mut leader = 0usize;
     let mut tricks = [0u8; 2];
     for _ in 0..9 {
@@ -126,29 +125,7 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
         for pos in 1..4 {
             let seat = (leader + pos) & 3;
             let h = hands[seat];
-            let follow = h & led_lane;
-            let legal = if mode >= 4 {
-                if follow == 0 { h } else { follow }
-            } else {
-                let trumps = h & trump_lane;
-                if led_lane == trump_lane {
-                    // Trump led: a trump is due unless the Under is the only one.
-                    if trumps & !under == 0 { h } else { trumps }
-                } else {
-                    // A trump in the trick is the winning card: only higher ones may follow.
-                    let allowed = if win_str >= 32 {
-                        HIGHER[usize::from(win_str - 32)] << (9 * mode) & trumps
-                    } else {
-                        trumps
-                    };
-                    if follow != 0 {
-                        follow | allowed
-                    } else {
-                        let l = (h & !trumps) | allowed;
-                        if l == 0 { trumps } else { l }
-                    }
-                }
-            };
+            let legal = legal(h, led_lane, win_str, mode);
             let card = pick(legal, rng) as usize;
             hands[seat] &= !(1 << card);
             let bit = 1u64 << card;
@@ -173,4 +150,35 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
         raw[team] += 100;
     }
     [raw[0] * MULTIPLIER[mode], raw[1] * MULTIPLIER[mode]]
+}
+
+/// The cards of `h` that may follow in a trick whose suit led is `led_lane` and whose winning
+/// card has strength `win_str`, in mode `mode` (follow suit, trumping allowed instead, the
+/// trump Under never forced, no undertrumping unless only trumps are left).
+#[inline(always)]
+pub fn legal(h: u64, led_lane: u64, win_str: u8, mode: usize) -> u64 {
+    let follow = h & led_lane;
+    if mode >= 4 {
+        return if follow == 0 { h } else { follow };
+    }
+    let trump_lane = LANE << (9 * mode);
+    let trumps = h & trump_lane;
+    if led_lane == trump_lane {
+        // Trump led: a trump is due unless the Under is the only one.
+        let under = 1u64 << (9 * mode + 5);
+        if trumps & !under == 0 { h } else { trumps }
+    } else {
+        // A trump in the trick is the winning card: only higher ones may follow.
+        let allowed = if win_str >= 32 {
+            HIGHER[usize::from(win_str - 32)] << (9 * mode) & trumps
+        } else {
+            trumps
+        };
+        if follow != 0 {
+            follow | allowed
+        } else {
+            let l = (h & !trumps) | allowed;
+            if l == 0 { trumps } else { l }
+        }
+    }
 }

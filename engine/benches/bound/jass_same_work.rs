@@ -34,7 +34,7 @@
 use cardhouse::Rng;
 
 use super::bitmask::{hands, pick};
-use super::play_phase::{HIGHER, LANE, MULTIPLIER, TABLES};
+use super::play_phase::{LANE, MULTIPLIER, TABLES, legal};
 
 /// Lane bits where three cards in a row may start (the 6 up to the 8 of each 9-bit lane).
 const RUN_START: u64 = 0x7F | 0x7F << 9 | 0x7F << 18 | 0x7F << 27;
@@ -210,7 +210,6 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
         }
     }
     let trump_lane = if mode < 4 { LANE << (9 * mode) } else { 0 };
-    let under = if mode < 4 { 1u64 << (9 * mode + 5) } else { 0 };
     let mut cards = [0u32; 2];
     let mut tricks = [0u8; 2];
     let mut wys_state = Wys::default();
@@ -231,29 +230,7 @@ pub fn deal<R: Rng>(rng: &mut R) -> Deal {
         for pos in 1..4 {
             let seat = (leader + pos) & 3;
             let h = hands[seat];
-            let follow = h & led_lane;
-            let legal = if mode >= 4 {
-                if follow == 0 { h } else { follow }
-            } else {
-                let trumps = h & trump_lane;
-                if led_lane == trump_lane {
-                    // Trump led: a trump is due unless the Under is the only one.
-                    if trumps & !under == 0 { h } else { trumps }
-                } else {
-                    // A trump in the trick is the winning card: only higher ones may follow.
-                    let allowed = if win_str >= 32 {
-                        HIGHER[usize::from(win_str - 32)] << (9 * mode) & trumps
-                    } else {
-                        trumps
-                    };
-                    if follow != 0 {
-                        follow | allowed
-                    } else {
-                        let l = (h & !trumps) | allowed;
-                        if l == 0 { trumps } else { l }
-                    }
-                }
-            };
+            let legal = legal(h, led_lane, win_str, mode);
             let card = if trick == 0 && has_wys(h) {
                 wys_state.turn(seat, h, legal, mode, rng)
             } else {
