@@ -282,8 +282,8 @@ impl Checked {
 /// an exchange in each, runs declared per deal, the rates of a player declaring two runs or more
 /// and of deals with sequence points, and per role (elder, dealer) the sequence, Bella, card, total
 /// and added points, and the rate of the maker winning); each difference must be within
-/// [`stats::TOLERANCE`] (4) standard errors of the difference. And exactly ([`Offers`]): the runs
-/// offered at each announcement decision, whether `exchange` is offered at each window decision,
+/// [`stats::TOLERANCE`] (4) standard errors of the difference. And exactly ([`Offers`]): the legal
+/// cards at each card decision, the runs offered at each announcement decision, whether `exchange` is offered at each window decision,
 /// and each played deal's sequence points must be the bound's. Seeded, so the outcome is the
 /// same on every run. Returns whether all agree.
 fn check(g: &KlaberjassGame, deals: usize) -> bool {
@@ -359,6 +359,10 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
     }
     let same = stats::compare("klaberjass", &CHECKED, &engine, &bound);
     println!(
+        "  exactly: the legal cards at {} card decisions against the bounds', {} differ",
+        offers.cards, offers.wrong_cards
+    );
+    println!(
         "  exactly: the runs offered at {} announcement decisions against the bound's, {} differ; \
          the exchange offered or not at {} window decisions against the bound's, {} differ; the \
          sequence points of {} deals against the bound's scoring of the runs declared, {} differ",
@@ -369,16 +373,25 @@ fn check(g: &KlaberjassGame, deals: usize) -> bool {
         offers.scored,
         offers.wrong_scores
     );
-    same && offers.wrong_announce == 0 && offers.wrong_window == 0 && offers.wrong_scores == 0
+    same && offers.wrong_cards == 0
+        && offers.wrong_announce == 0
+        && offers.wrong_window == 0
+        && offers.wrong_scores == 0
 }
 
-/// The exact part of [`check`]: at every announcement decision of the engine's random deals,
+/// The exact part of [`check`]: at every card decision of the engine's random deals, its legal
+/// cards against the bounds' [`play_phase::legal`] for the same hand and lead; at every
+/// announcement decision,
 /// the runs it offers against the bound's ([`same_work::run_tops`] after the last declared),
 /// at every exchange-window decision whether it offers `exchange` against the bound's rule
 /// (the seat holds the trump 7), and after each played deal its sequence points against the
 /// bound's scoring ([`same_work::run`], the better best run scores) of the runs declared.
 #[derive(Default)]
 struct Offers {
+    cards: usize,
+    wrong_cards: usize,
+    /// The card led to the trick being played, if it is.
+    lead: Option<u32>,
     announce: usize,
     wrong_announce: usize,
     window: usize,
@@ -394,6 +407,7 @@ struct Offers {
 
 impl Offers {
     fn new_deal(&mut self) {
+        self.lead = None;
         self.after = [0; 2];
         self.points = [0; 2];
         self.key = [0; 2];
@@ -428,6 +442,17 @@ impl Offers {
                     self.key[seat] = self.key[seat].max(k);
                     self.after[seat] = top + 1;
                 }
+            }
+            Phase::Play => {
+                let expected = match self.lead {
+                    Some(lead) => play_phase::legal(hand, lead as usize, trump),
+                    None => hand,
+                };
+                let mut offered = 0u64;
+                legal.for_each(|x| offered |= 1 << x);
+                self.cards += 1;
+                self.wrong_cards += usize::from(offered != expected);
+                self.lead = if self.lead.is_none() { Some(a) } else { None };
             }
             Phase::Exchange1 | Phase::Exchange2 => {
                 let holds_seven = hand >> (8 * trump) & 1 == 1;

@@ -125,26 +125,8 @@ pub fn play<R: Rng>(mut hands: [u64; 2], trump: usize, mut leader: usize, rng: &
         let lead = pick(hands[leader], rng) as usize;
         hands[leader] &= !(1 << lead);
         let other = 1 - leader;
-        let h = hands[other];
-        let trumps = h & trumps_lane;
         let led = LANE << (lead & !7);
-        let legal = if led == trumps_lane {
-            let higher = HIGHER[lead & 7] << (8 * trump) & trumps;
-            if higher != 0 {
-                higher
-            } else if trumps != 0 {
-                trumps
-            } else {
-                h
-            }
-        } else if h & led != 0 {
-            h & led
-        } else if trumps != 0 {
-            trumps
-        } else {
-            h
-        };
-        let reply = pick(legal, rng) as usize;
+        let reply = pick(legal(hands[other], lead, trump), rng) as usize;
         hands[other] &= !(1 << reply);
         if strength(reply, led) > strength(lead, led) {
             leader = other;
@@ -153,6 +135,31 @@ pub fn play<R: Rng>(mut hands: [u64; 2], trump: usize, mut leader: usize, rng: &
     }
     cards[leader] += 10;
     cards
+}
+
+/// The cards of `h` that may answer the card `lead` with `trump` (§10: follow suit, else
+/// trump; to a trump lead a higher trump if possible, else any trump; else any card).
+#[inline(always)]
+pub fn legal(h: u64, lead: usize, trump: usize) -> u64 {
+    let trumps_lane = LANE << (8 * trump);
+    let trumps = h & trumps_lane;
+    let led = LANE << (lead & !7);
+    if led == trumps_lane {
+        let higher = HIGHER[lead & 7] << (8 * trump) & trumps;
+        if higher != 0 {
+            higher
+        } else if trumps != 0 {
+            trumps
+        } else {
+            h
+        }
+    } else if h & led != 0 {
+        h & led
+    } else if trumps != 0 {
+        trumps
+    } else {
+        h
+    }
 }
 
 /// The points each side adds (§11, `maker_tie_rule = opponent_scores_own`) from the deal
