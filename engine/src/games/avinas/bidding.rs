@@ -2,7 +2,7 @@
 //! §6.4).
 
 use super::play::{PLAIN_LANE, QJ};
-use super::{AvinasState, BID_BASE, DOUBLE, KNOCK, PASS, PASSED, Phase};
+use super::{AvinasState, BID_BASE, DOUBLE, KNOCK, Kind, PASS, PASSED, Phase};
 use crate::Action;
 
 /// `count(H, s)` of §7.1: the Queens and Jacks of the hand plus its plain-rank cards of `s`.
@@ -74,6 +74,11 @@ impl AvinasState {
     }
 
     pub(super) fn start_play(&mut self) {
+        self.stop_allowed = match self.kind {
+            Some(Kind::Bidding) => self.game.early_stop_allowed,
+            Some(Kind::Sevens) => self.game.early_stop_in_sevens_game && self.knock.is_none(),
+            None => false,
+        };
         self.phase = Phase::Play;
         self.to_act = self.declarer;
         self.leaders[0] = self.declarer;

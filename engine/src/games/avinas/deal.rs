@@ -111,12 +111,30 @@ impl AvinasState {
         self.log[start..start + 32].copy_from_slice(&ids);
         self.log_len += 32;
         let first = usize::from(self.dealer) + 1;
+        // The exposures without a branch on the random cards (`expose`, branch-free): the
+        // last face-up Seven in dealing order fixes declarer and trump.
+        let (mut exposed, mut hidden, mut base) = (0u32, 0u32, 0u8);
+        let (mut declarer, mut trump) = (self.declarer, self.trump);
         for (p, packet) in ids.chunks_exact(4).enumerate() {
             let seat = (first + p) & 3;
             let bits = packet.iter().fold(0u32, |acc, &id| acc | 1 << id);
             self.hands[seat] |= bits;
-            self.expose(seat, packet[3]);
+            let id = packet[3];
+            let seven = SEVENS >> id & 1;
+            let up = ((seat ^ usize::from(self.dealer)) as u32 & 1) | seven;
+            exposed |= up << id;
+            hidden |= (up ^ 1) << id;
+            base += seven as u8;
+            if seven == 1 {
+                declarer = seat as u8;
+                trump = id >> 3;
+            }
         }
+        self.exposed |= exposed;
+        self.hidden_special |= hidden;
+        self.base += base;
+        self.declarer = declarer;
+        self.trump = trump;
         self.dealt_hands = self.hands;
         self.dealt = 32;
         self.finish_deal_out();

@@ -201,6 +201,10 @@ pub struct AvinasState {
     led_suit: u8,
     win_pos: u8,
     win_str: u8,
+    /// Card points of the cards in the current trick so far.
+    trick_points: u8,
+    /// The declarer may stop after a trick in this deal (fixed when play starts).
+    stop_allowed: bool,
     /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
     face_down: bool,
     played: [u32; 4],
@@ -255,6 +259,8 @@ impl AvinasState {
             led_suit: 0,
             win_pos: 0,
             win_str: 0,
+            trick_points: 0,
+            stop_allowed: false,
             face_down: false,
             played: [0; 4],
             card_points: [0; 2],
