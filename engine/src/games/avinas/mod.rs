@@ -201,6 +201,9 @@ pub struct AvinasState {
     led_suit: u8,
     win_pos: u8,
     win_str: u8,
+    /// In a decision phase (knock, double, bid, continue or stop), the legal actions as ids
+    /// `64..128` (bit `id - 64`), set when the phase is entered; 0 in any other phase.
+    menu: u64,
     /// Card points of the cards in the current trick so far.
     trick_points: u8,
     /// The declarer may stop after a trick in this deal (fixed when play starts).
@@ -259,6 +262,7 @@ impl AvinasState {
             led_suit: 0,
             win_pos: 0,
             win_str: 0,
+            menu: 0,
             trick_points: 0,
             stop_allowed: false,
             face_down: false,
@@ -501,9 +505,22 @@ impl State for AvinasState {
     /// line.
     #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
         if self.phase == Phase::Play && (self.trick_len != 0 || self.trick_no >= 2) {
-            let mut set = ActionSet::EMPTY;
             set.insert_bits(0, u64::from(self.legal_cards()));
+            return set;
+        }
+        debug_assert_eq!(
+            self.menu != 0,
+            matches!(
+                self.phase,
+                Phase::Knock | Phase::Double | Phase::Bid | Phase::StopChoice
+            )
+        );
+        if self.menu != 0 {
+            // A decision: its set was fixed when the phase was entered (no dispatch here).
+            set.insert_bits(64, self.menu);
+            debug_assert_eq!(set, self.other_legal_actions());
             return set;
         }
         self.other_legal_actions()
@@ -574,7 +591,8 @@ impl State for AvinasState {
         })
     }
 
-    /// Trick play is inlined into the caller's loop; the other phases are out of line.
+    /// Trick play is inlined into the caller's loop; the decisions and the other phases are
+    /// out of line.
     #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
@@ -585,6 +603,10 @@ impl State for AvinasState {
         if self.phase == Phase::Play {
             self.push_log(action);
             self.play_action(action);
+            return;
+        }
+        if self.menu != 0 {
+            self.decide(action);
             return;
         }
         self.apply_other(action);

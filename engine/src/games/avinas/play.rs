@@ -245,6 +245,7 @@ impl AvinasState {
         if self.stop_allowed {
             self.phase = Phase::StopChoice;
             self.to_act = self.declarer;
+            self.menu = super::bidding::STOP_MENU;
         } else {
             self.to_act = winner;
         }
