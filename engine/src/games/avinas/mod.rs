@@ -210,7 +210,6 @@ pub struct AvinasState {
     stop_allowed: bool,
     /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
     face_down: bool,
-    played: [u32; 4],
     card_points: [u32; 2],
     tricks_won: [u8; 2],
     stopped: bool,
@@ -266,7 +265,6 @@ impl AvinasState {
             trick_points: 0,
             stop_allowed: false,
             face_down: false,
-            played: [0; 4],
             card_points: [0; 2],
             tricks_won: [0; 2],
             stopped: false,
@@ -378,7 +376,7 @@ impl AvinasState {
     /// Cards `seat` has played in this deal (a face-down lead included).
     #[must_use]
     pub fn played(&self, seat: usize) -> CardSet {
-        to_cards(self.played[seat & 3])
+        to_cards(self.played_ids(seat & 3))
     }
 
     /// Card points taken per team in this deal.
@@ -439,6 +437,13 @@ impl AvinasState {
     #[must_use]
     pub fn face_down_pending(&self) -> bool {
         self.face_down && self.trick_no == 1 && self.trick_len > 0 && self.phase == Phase::Play
+    }
+
+    /// The card ids `seat` has played in this deal: those dealt to it and no longer held
+    /// (cards leave a hand only by being played; not kept as a field, which the play loop
+    /// would update at every card).
+    pub(super) fn played_ids(&self, seat: usize) -> u32 {
+        self.dealt_hands[seat] & !self.hands[seat]
     }
 
     fn push_log(&mut self, a: Action) {

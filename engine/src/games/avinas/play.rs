@@ -186,7 +186,6 @@ impl AvinasState {
         let seat = usize::from(self.to_act);
         let bit = 1u32 << id;
         self.hands[seat] &= !bit;
-        self.played[seat] |= bit;
         let pos = self.trick_len;
         let t = usize::from(self.trick_no);
         self.tricks[t][usize::from(pos)] = id;
