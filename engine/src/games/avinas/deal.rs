@@ -44,7 +44,7 @@ impl AvinasState {
         self.push_log(crate::Action::from(dealer));
         self.dealer = dealer;
         self.phase = Phase::Deal;
-        self.deal_start = self.log_len;
+        self.deal_start = self.log_len as u8;
     }
 
     /// Card ids not dealt yet in this deal.
@@ -114,7 +114,7 @@ impl AvinasState {
         debug_assert!(self.dealt == 0 && self.hands == [0; 4] && self.base == 0);
         // Shuffled in place in the log (no copy of the shuffled array: read as wider words
         // just after its bytes were stored, it would stall store-to-load forwarding).
-        let start = usize::from(self.log_len);
+        let start = self.log_len as usize;
         let ids: &mut [u8; 32] = (&mut self.log[start..start + 32])
             .try_into()
             .expect("the log holds a deal");

@@ -221,7 +221,10 @@ pub struct AvinasState {
     cat: bool,
     last_deal: Option<DealResult>,
     log: [u8; LOG_CAP],
-    log_len: u8,
+    /// A word, not a byte: stored at every action and reloaded at the next, and a compiler
+    /// may widen a byte field's load over its neighbours, stored byte by byte just before,
+    /// which stalls store-to-load forwarding.
+    log_len: u32,
     past: Option<Arc<Vec<u8>>>,
 }
 
