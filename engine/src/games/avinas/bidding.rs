@@ -2,8 +2,14 @@
 //! §6.4).
 
 use super::play::{PLAIN_LANE, QJ};
-use super::{AvinasState, BID_BASE, DOUBLE, KNOCK, PASS, PASSED, Phase};
+use super::{AvinasState, BID_BASE, CONTINUE, DOUBLE, KNOCK, Kind, PASS, PASSED, Phase, STOP};
 use crate::Action;
+
+/// The decision menus (ids `64..128`, see [`AvinasState::menu`]): `pass` or `knock`, `pass`
+/// or `double`, `continue` or `stop`.
+pub(super) const KNOCK_MENU: u64 = 1 << (PASS - 64) | 1 << (KNOCK - 64);
+pub(super) const DOUBLE_MENU: u64 = 1 << (PASS - 64) | 1 << (DOUBLE - 64);
+pub(super) const STOP_MENU: u64 = 1 << (CONTINUE - 64) | 1 << (STOP - 64);
 
 /// `count(H, s)` of §7.1: the Queens and Jacks of the hand plus its plain-rank cards of `s`.
 #[must_use]
@@ -44,6 +50,7 @@ impl AvinasState {
         }
         if seat != usize::from(self.dealer) {
             self.to_act = (self.to_act + 1) & 3;
+            self.menu = self.bid_menu();
             return;
         }
         if self.high_bid == 0 {
@@ -62,18 +69,30 @@ impl AvinasState {
                 self.knock = Some(self.to_act);
                 self.phase = Phase::Double;
                 self.to_act = (d + 1) & 3;
+                self.menu = DOUBLE_MENU;
             }
-            (Phase::Knock, _) if self.to_act == d => self.to_act = (d + 2) & 3,
+            (Phase::Knock, _) if self.to_act == d => {
+                self.to_act = (d + 2) & 3;
+                self.menu = KNOCK_MENU;
+            }
             (Phase::Double, DOUBLE) => {
                 self.double = Some(self.to_act);
                 self.start_play();
             }
-            (Phase::Double, _) if self.to_act == (d + 1) & 3 => self.to_act = (d + 3) & 3,
+            (Phase::Double, _) if self.to_act == (d + 1) & 3 => {
+                self.to_act = (d + 3) & 3;
+                self.menu = DOUBLE_MENU;
+            }
             _ => self.start_play(),
         }
     }
 
     pub(super) fn start_play(&mut self) {
+        self.stop_allowed = match self.kind {
+            Some(Kind::Bidding) => self.game.early_stop_allowed,
+            Some(Kind::Sevens) => self.game.early_stop_in_sevens_game && self.knock.is_none(),
+            None => false,
+        };
         self.phase = Phase::Play;
         self.to_act = self.declarer;
         self.leaders[0] = self.declarer;

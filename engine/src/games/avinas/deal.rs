@@ -44,7 +44,7 @@ impl AvinasState {
         self.push_log(crate::Action::from(dealer));
         self.dealer = dealer;
         self.phase = Phase::Deal;
-        self.deal_start = self.log_len;
+        self.deal_start = self.log_len as u8;
     }
 
     /// Card ids not dealt yet in this deal.
@@ -102,22 +102,57 @@ impl AvinasState {
     /// The whole deal at once: a Fisher–Yates shuffle of the 32 card ids, logged as the 32
     /// outcomes of dealing them one by one.
     pub(super) fn deal_all<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        let mut ids: [u8; 32] = std::array::from_fn(|i| i as u8);
+        const PACK: [u8; 32] = {
+            let mut p = [0u8; 32];
+            let mut i = 0;
+            while i < 32 {
+                p[i] = i as u8;
+                i += 1;
+            }
+            p
+        };
+        debug_assert!(self.dealt == 0 && self.hands == [0; 4] && self.base == 0);
+        // Shuffled in place in the log (no copy of the shuffled array: read as wider words
+        // just after its bytes were stored, it would stall store-to-load forwarding).
+        let start = self.log_len as usize;
+        let ids: &mut [u8; 32] = (&mut self.log[start..start + 32])
+            .try_into()
+            .expect("the log holds a deal");
+        *ids = PACK;
         for i in (1..32).rev() {
             let j = rng.below(i as u64 + 1) as usize;
             ids.swap(i, j);
         }
-        let start = usize::from(self.log_len);
-        self.log[start..start + 32].copy_from_slice(&ids);
-        self.log_len += 32;
-        let first = usize::from(self.dealer) + 1;
+        let ids = &*ids;
+        let dealer = usize::from(self.dealer);
+        let first = dealer + 1;
+        // The exposures without a branch on the random cards (`expose`, branch-free): the
+        // last face-up Seven in dealing order fixes declarer and trump.
+        let (mut hands, mut exposed, mut hidden, mut base) = ([0u32; 4], 0u32, 0u32, 0u8);
+        let (mut declarer, mut trump) = (0, 4);
         for (p, packet) in ids.chunks_exact(4).enumerate() {
             let seat = (first + p) & 3;
             let bits = packet.iter().fold(0u32, |acc, &id| acc | 1 << id);
-            self.hands[seat] |= bits;
-            self.expose(seat, packet[3]);
+            hands[seat] |= bits;
+            let id = packet[3];
+            let seven = SEVENS >> id & 1;
+            let up = ((seat ^ dealer) as u32 & 1) | seven;
+            exposed |= up << id;
+            hidden |= (up ^ 1) << id;
+            base += seven as u8;
+            if seven == 1 {
+                declarer = seat as u8;
+                trump = id >> 3;
+            }
         }
-        self.dealt_hands = self.hands;
+        self.log_len += 32;
+        self.hands = hands;
+        self.dealt_hands = hands;
+        self.exposed = exposed;
+        self.hidden_special = hidden;
+        self.base = base;
+        self.declarer = declarer;
+        self.trump = trump;
         self.dealt = 32;
         self.finish_deal_out();
     }
@@ -129,10 +164,12 @@ impl AvinasState {
             self.tmask = super::play::trump_mask(self.trump);
             self.phase = Phase::Knock;
             self.to_act = self.declarer;
+            self.menu = super::bidding::KNOCK_MENU;
         } else {
             self.kind = Some(Kind::Bidding);
             self.phase = Phase::Bid;
             self.to_act = (self.dealer + 1) & 3;
+            self.menu = self.bid_menu();
         }
     }
 }

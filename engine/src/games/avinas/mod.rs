@@ -201,9 +201,15 @@ pub struct AvinasState {
     led_suit: u8,
     win_pos: u8,
     win_str: u8,
+    /// In a decision phase (knock, double, bid, continue or stop), the legal actions as ids
+    /// `64..128` (bit `id - 64`), set when the phase is entered; 0 in any other phase.
+    menu: u64,
+    /// Card points of the cards in the current trick so far.
+    trick_points: u8,
+    /// The declarer may stop after a trick in this deal (fixed when play starts).
+    stop_allowed: bool,
     /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
     face_down: bool,
-    played: [u32; 4],
     card_points: [u32; 2],
     tricks_won: [u8; 2],
     stopped: bool,
@@ -215,7 +221,10 @@ pub struct AvinasState {
     cat: bool,
     last_deal: Option<DealResult>,
     log: [u8; LOG_CAP],
-    log_len: u8,
+    /// A word, not a byte: stored at every action and reloaded at the next, and a compiler
+    /// may widen a byte field's load over its neighbours, stored byte by byte just before,
+    /// which stalls store-to-load forwarding.
+    log_len: u32,
     past: Option<Arc<Vec<u8>>>,
 }
 
@@ -255,8 +264,10 @@ impl AvinasState {
             led_suit: 0,
             win_pos: 0,
             win_str: 0,
+            menu: 0,
+            trick_points: 0,
+            stop_allowed: false,
             face_down: false,
-            played: [0; 4],
             card_points: [0; 2],
             tricks_won: [0; 2],
             stopped: false,
@@ -368,7 +379,7 @@ impl AvinasState {
     /// Cards `seat` has played in this deal (a face-down lead included).
     #[must_use]
     pub fn played(&self, seat: usize) -> CardSet {
-        to_cards(self.played[seat & 3])
+        to_cards(self.played_ids(seat & 3))
     }
 
     /// Card points taken per team in this deal.
@@ -429,6 +440,13 @@ impl AvinasState {
     #[must_use]
     pub fn face_down_pending(&self) -> bool {
         self.face_down && self.trick_no == 1 && self.trick_len > 0 && self.phase == Phase::Play
+    }
+
+    /// The card ids `seat` has played in this deal: those dealt to it and no longer held
+    /// (cards leave a hand only by being played; not kept as a field, which the play loop
+    /// would update at every card).
+    pub(super) fn played_ids(&self, seat: usize) -> u32 {
+        self.dealt_hands[seat] & !self.hands[seat]
     }
 
     fn push_log(&mut self, a: Action) {
@@ -495,9 +513,22 @@ impl State for AvinasState {
     /// line.
     #[inline(always)]
     fn legal_actions(&self) -> ActionSet {
+        let mut set = ActionSet::EMPTY;
         if self.phase == Phase::Play && (self.trick_len != 0 || self.trick_no >= 2) {
-            let mut set = ActionSet::EMPTY;
             set.insert_bits(0, u64::from(self.legal_cards()));
+            return set;
+        }
+        debug_assert_eq!(
+            self.menu != 0,
+            matches!(
+                self.phase,
+                Phase::Knock | Phase::Double | Phase::Bid | Phase::StopChoice
+            )
+        );
+        if self.menu != 0 {
+            // A decision: its set was fixed when the phase was entered (no dispatch here).
+            set.insert_bits(64, self.menu);
+            debug_assert_eq!(set, self.other_legal_actions());
             return set;
         }
         self.other_legal_actions()
@@ -568,7 +599,8 @@ impl State for AvinasState {
         })
     }
 
-    /// Trick play is inlined into the caller's loop; the other phases are out of line.
+    /// Trick play is inlined into the caller's loop; the decisions and the other phases are
+    /// out of line.
     #[inline(always)]
     fn apply_unchecked(&mut self, action: Action) {
         debug_assert!(
@@ -579,6 +611,10 @@ impl State for AvinasState {
         if self.phase == Phase::Play {
             self.push_log(action);
             self.play_action(action);
+            return;
+        }
+        if self.menu != 0 {
+            self.decide(action);
             return;
         }
         self.apply_other(action);

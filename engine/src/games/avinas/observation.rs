@@ -275,9 +275,9 @@ impl AvinasState {
     pub(super) fn seen_played(&self, viewer: Option<usize>, seat: usize) -> u32 {
         if viewer == Some(seat) || !self.face_down_pending() || seat != usize::from(self.leaders[1])
         {
-            self.played[seat]
+            self.played_ids(seat)
         } else {
-            self.played[seat] & !self.face_down_card()
+            self.played_ids(seat) & !self.face_down_card()
         }
     }
 

@@ -186,7 +186,6 @@ impl AvinasState {
         let seat = usize::from(self.to_act);
         let bit = 1u32 << id;
         self.hands[seat] &= !bit;
-        self.played[seat] |= bit;
         let pos = self.trick_len;
         let t = usize::from(self.trick_no);
         self.tricks[t][usize::from(pos)] = id;
@@ -196,6 +195,7 @@ impl AvinasState {
             self.led_suit = suit;
             self.win_pos = 0;
             self.win_str = strength(self.trump, suit, id);
+            self.trick_points = points(id) as u8;
             // Only trick 2 can be led face down; the fact stays public for the deal (§13).
             self.face_down |= face_down;
         } else {
@@ -203,6 +203,7 @@ impl AvinasState {
             let better = s > self.win_str;
             self.win_pos = if better { pos } else { self.win_pos };
             self.win_str = self.win_str.max(s);
+            self.trick_points += points(id) as u8;
         }
         self.trick_len = pos + 1;
         if pos < 3 {
@@ -222,9 +223,9 @@ impl AvinasState {
         let winner = (self.leaders[t] + self.win_pos) & 3;
         self.winners[t] = winner;
         let team = usize::from(winner & 1);
-        let trick = self.tricks[t];
-        self.card_points[team] +=
-            points(trick[0]) + points(trick[1]) + points(trick[2]) + points(trick[3]);
+        // The running sum, not the trick's four bytes read as one word (stored one by one
+        // just before, they would stall store-to-load forwarding).
+        self.card_points[team] += u32::from(self.trick_points);
         self.tricks_won[team] += 1;
         self.trick_no += 1;
         self.trick_len = 0;
@@ -240,14 +241,10 @@ impl AvinasState {
             return;
         }
         self.leaders[t + 1] = winner;
-        let stop_allowed = match self.kind {
-            Some(Kind::Bidding) => self.game.early_stop_allowed,
-            Some(Kind::Sevens) => self.game.early_stop_in_sevens_game && self.knock.is_none(),
-            None => false,
-        };
-        if stop_allowed {
+        if self.stop_allowed {
             self.phase = Phase::StopChoice;
             self.to_act = self.declarer;
+            self.menu = super::bidding::STOP_MENU;
         } else {
             self.to_act = winner;
         }

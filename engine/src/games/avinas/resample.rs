@@ -108,7 +108,7 @@ pub(super) fn resample<R: Rng + ?Sized>(
     for &a in &before {
         base.apply(a).map_err(|e| fail(e.to_string()))?;
     }
-    let after: Vec<Action> = s.log[start + dealt..usize::from(s.log_len)]
+    let after: Vec<Action> = s.log[start + dealt..s.log_len as usize]
         .iter()
         .map(|&a| Action::from(a))
         .collect();

@@ -42,20 +42,25 @@ impl AvinasState {
         match self.phase {
             Phase::ChooseDealer => self.choose_dealer(action as u8 & 3),
             Phase::Deal => self.deal_card(action as u8 & 31),
-            Phase::Knock | Phase::Double => {
-                self.push_log(action);
-                self.knock_decision(action);
-            }
-            Phase::Bid => {
-                self.push_log(action);
-                self.bid(action);
-            }
+            Phase::Knock | Phase::Double | Phase::Bid | Phase::StopChoice => self.decide(action),
             Phase::Play => {
                 self.push_log(action);
                 self.play_action(action);
             }
+            Phase::Over => {}
+        }
+    }
+
+    /// A decision (knock, double, bid, continue or stop): [`crate::State::apply_unchecked`]
+    /// when [`AvinasState::menu`] is set. The next decision's menu is set by the step that
+    /// enters it.
+    #[inline(never)]
+    pub(super) fn decide(&mut self, action: Action) {
+        self.push_log(action);
+        self.menu = 0;
+        match self.phase {
+            Phase::Bid => self.bid(action),
             Phase::StopChoice => {
-                self.push_log(action);
                 if action == STOP {
                     self.stopped = true;
                     self.finish_deal();
@@ -64,7 +69,12 @@ impl AvinasState {
                     self.to_act = self.leaders[usize::from(self.trick_no)];
                 }
             }
-            Phase::Over => {}
+            _ => self.knock_decision(action),
         }
+    }
+
+    /// The menu of the seat to act in the auction: its legal bids and `pass`.
+    pub(super) fn bid_menu(&self) -> u64 {
+        u64::from(self.legal_bids()) << (BID_BASE - 64) | 1 << (PASS - 64)
     }
 }
