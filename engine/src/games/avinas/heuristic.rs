@@ -97,12 +97,12 @@ fn play(s: &AvinasState, seat: usize, legal: ActionSet) -> Action {
                 .unwrap_or(any)
         }
     } else {
-        let led = s.led_suit;
-        let partner_winning = s.trick_len >= 2 && s.win_pos == s.trick_len - 2;
+        let (led, win_pos, win_str) = s.trick_lead();
+        let partner_winning = s.trick_len >= 2 && win_pos == s.trick_len - 2;
         let winners: Vec<u8> = cards
             .iter()
             .copied()
-            .filter(|&c| strength(trump, led, c) > s.win_str)
+            .filter(|&c| strength(trump, led, c) > win_str)
             .collect();
         if partner_winning {
             cards

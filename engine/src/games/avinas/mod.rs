@@ -197,15 +197,9 @@ pub struct AvinasState {
     trick_len: u8,
     /// Effective suit mask of the card led to the current trick.
     led_mask: u32,
-    /// Effective suit of the lead: a lane, or 4 for trump.
-    led_suit: u8,
-    win_pos: u8,
-    win_str: u8,
     /// In a decision phase (knock, double, bid, continue or stop), the legal actions as ids
     /// `64..128` (bit `id - 64`), set when the phase is entered; 0 in any other phase.
     menu: u64,
-    /// Card points of the cards in the current trick so far.
-    trick_points: u8,
     /// The declarer may stop after a trick in this deal (fixed when play starts).
     stop_allowed: bool,
     /// The lead to trick 2 was face down: set at that lead and kept for the rest of the deal.
@@ -261,11 +255,7 @@ impl AvinasState {
             trick_no: 0,
             trick_len: 0,
             led_mask: 0,
-            led_suit: 0,
-            win_pos: 0,
-            win_str: 0,
             menu: 0,
-            trick_points: 0,
             stop_allowed: false,
             face_down: false,
             card_points: [0; 2],

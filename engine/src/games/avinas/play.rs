@@ -190,20 +190,9 @@ impl AvinasState {
         let t = usize::from(self.trick_no);
         self.tricks[t][usize::from(pos)] = id;
         if pos == 0 {
-            let (mask, suit) = effective(self.tmask, id);
-            self.led_mask = mask;
-            self.led_suit = suit;
-            self.win_pos = 0;
-            self.win_str = strength(self.trump, suit, id);
-            self.trick_points = points(id) as u8;
+            self.led_mask = effective(self.tmask, id).0;
             // Only trick 2 can be led face down; the fact stays public for the deal (§13).
             self.face_down |= face_down;
-        } else {
-            let s = strength(self.trump, self.led_suit, id);
-            let better = s > self.win_str;
-            self.win_pos = if better { pos } else { self.win_pos };
-            self.win_str = self.win_str.max(s);
-            self.trick_points += points(id) as u8;
         }
         self.trick_len = pos + 1;
         if pos < 3 {
@@ -213,19 +202,40 @@ impl AvinasState {
         }
     }
 
+    /// The effective suit led (a lane, 4 = trump), and the position (0..4) and strength of
+    /// the card winning the current trick so far (its first `trick_len` cards, at least one).
+    pub(super) fn trick_lead(&self) -> (u8, u8, u8) {
+        let trick = &self.tricks[usize::from(self.trick_no & 7)];
+        let led = effective(self.tmask, trick[0]).1;
+        // Strength then position as one key: strengths in a trick differ but for zeros,
+        // which never beat the lead's (at least 1), so the highest key is the winner.
+        let mut best = 0;
+        for (pos, &id) in trick.iter().enumerate().take(usize::from(self.trick_len)) {
+            best = best.max(strength(self.trump, led, id) << 2 | pos as u8);
+        }
+        (led, best & 3, best >> 2)
+    }
+
+    /// The winner and card points of the complete current trick, computed once here rather
+    /// than kept up to date at every card (each card's bytes are read one by one: stored
+    /// one by one just before, a wider read would stall store-to-load forwarding).
     #[inline(never)]
     fn complete_trick(&mut self) {
         let t = usize::from(self.trick_no);
-        debug_assert_eq!(
-            usize::from(self.win_pos),
-            trick_winner(self.trump, &self.tricks[t])
-        );
-        let winner = (self.leaders[t] + self.win_pos) & 3;
+        let trick = &self.tricks[t];
+        let led = effective(self.tmask, trick[0]).1;
+        let mut best = 0;
+        let mut trick_points = 0;
+        for (pos, &id) in trick.iter().enumerate() {
+            best = best.max(strength(self.trump, led, id) << 2 | pos as u8);
+            trick_points += points(id);
+        }
+        let win_pos = best & 3;
+        debug_assert_eq!(usize::from(win_pos), trick_winner(self.trump, trick));
+        let winner = (self.leaders[t] + win_pos) & 3;
         self.winners[t] = winner;
         let team = usize::from(winner & 1);
-        // The running sum, not the trick's four bytes read as one word (stored one by one
-        // just before, they would stall store-to-load forwarding).
-        self.card_points[team] += u32::from(self.trick_points);
+        self.card_points[team] += trick_points;
         self.tricks_won[team] += 1;
         self.trick_no += 1;
         self.trick_len = 0;
