@@ -239,14 +239,11 @@ impl AvinasState {
         self.tricks_won[team] += 1;
         self.trick_no += 1;
         self.trick_len = 0;
-        let declaring = usize::from(self.declarer & 1);
-        if self.knock.is_some() && team != declaring {
-            // A knock stands and the defenders won a trick: play stops (§6.5).
-            self.knock_failed = true;
-            self.finish_deal();
-            return;
-        }
-        if self.trick_no == 8 {
+        // A knock stands and the defenders won a trick: play stops (§6.5). One branch for
+        // both ends of play (not one on the winning team, which random play cannot predict).
+        let lost = self.knock.is_some() & ((winner ^ self.declarer) & 1 == 1);
+        if lost | (self.trick_no == 8) {
+            self.knock_failed |= lost;
             self.finish_deal();
             return;
         }
