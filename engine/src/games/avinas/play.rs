@@ -149,12 +149,16 @@ impl AvinasState {
             }
         }
         set.insert_bits(0, u64::from(plain));
-        let mut qj = h & QJ;
-        while qj != 0 {
-            let id = qj.trailing_zeros();
-            qj &= qj - 1;
-            set.insert_bits(NAMED_BASE + named_index(id as u8) * 4, named);
+        // Each Queen or Jack held names the suits in `named`: its four ids from
+        // `NAMED_BASE + named_index(id) * 4`. The eight of them without a loop over the ones
+        // held (a varying trip count, which random deals make unpredictable).
+        let mut leads = 0u64;
+        for i in 0..8u32 {
+            let id = (i / 2) * 8 + 4 + i % 2;
+            debug_assert_eq!(named_index(id as u8), Action::from(i));
+            leads |= (named * u64::from(h >> id & 1)) << (4 * i);
         }
+        set.insert_bits(NAMED_BASE, leads);
     }
 
     /// Applies a play-phase action.
