@@ -452,7 +452,7 @@ impl JassState {
     /// a suit or four of a rank).
     #[inline(always)]
     pub(super) fn may_declare(&self, seat: usize) -> bool {
-        let b = self.hands[seat & 3].bits();
+        let b = self.hand_cards(seat & 3).bits();
         self.trick_no == 0
             && !self.committed[seat & 3]
             && !self.game.auto_wys
@@ -463,13 +463,18 @@ impl JassState {
     pub(super) fn wys_candidates(&self, seat: usize, out: &mut ActionSet) {
         let Some(_) = self.mode else { return };
         // Quick exit: no three consecutive cards in a suit and no four of a kind.
-        let b = self.hands[seat].bits();
+        let b = self.hand_cards(seat).bits();
         if b & b >> 1 & b >> 2 == 0 && b & b >> 16 & b >> 32 & b >> 48 == 0 {
             return;
         }
-        for_each_candidate(&self.game, self.hands[seat], &self.declared[seat], |item| {
-            out.insert(WYS_BASE + Action::from(item.id()));
-        });
+        for_each_candidate(
+            &self.game,
+            self.hand_cards(seat),
+            &self.declared[seat],
+            |item| {
+                out.insert(WYS_BASE + Action::from(item.id()));
+            },
+        );
     }
 
     /// A Wys item declared by the seat to play (the action ids from [`WYS_BASE`]).
@@ -485,7 +490,7 @@ impl JassState {
     pub(super) fn commit_wys(&mut self, seat: usize) {
         let Some(mode) = self.mode else { return };
         if self.game.auto_wys {
-            self.declared[seat] = best_set(&self.game, mode, self.hands[seat]);
+            self.declared[seat] = best_set(&self.game, mode, self.hand_cards(seat));
         }
         self.committed[seat] = true;
         // Most seats declare nothing: skip the search over their (empty) set.
@@ -503,6 +508,7 @@ impl JassState {
 
     /// After the first trick: the team with the best Wys scores all its members' Wys and
     /// shows their cards.
+    #[inline(never)]
     pub(super) fn resolve_wys(&mut self) {
         let Some((seat, _)) = self.best_wys else {
             return;
