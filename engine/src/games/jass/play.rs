@@ -284,7 +284,11 @@ impl JassState {
     fn play_card(&mut self, action: Action, card: Card) {
         let seat = usize::from(self.to_act) & 3;
         if self.trick_no == 0 && !self.committed[seat] {
-            self.commit_wys(seat);
+            if self.declared[seat].is_empty() && !self.game.auto_wys {
+                self.commit_no_wys(seat);
+            } else {
+                self.commit_wys(seat);
+            }
         }
         let a = action as usize % 36;
         let bit = 1u64 << a;

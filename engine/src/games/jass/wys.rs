@@ -401,6 +401,7 @@ pub enum Said {
 }
 
 /// The announcement of a seat whose best Wys is `mine`, after `best_so_far` (§8.5).
+#[inline]
 pub(crate) fn announce(best_so_far: Option<WysInfo>, mine: Option<WysInfo>) -> Announcement {
     let mut a = Announcement {
         made: true,
@@ -482,6 +483,14 @@ impl JassState {
         if let Some(item) = WysItem::from_id((action - WYS_BASE) as u8) {
             self.declared[usize::from(self.to_act)].push(item);
         }
+    }
+
+    /// [`JassState::commit_wys`] of a seat that declared nothing (`wys = manual`), inline:
+    /// its announcement alone (it cannot become the best).
+    #[inline(always)]
+    pub(super) fn commit_no_wys(&mut self, seat: usize) {
+        self.committed[seat] = true;
+        self.announcements[seat] = announce(self.best_wys.map(|b| b.1), None);
     }
 
     /// Laying its first card commits `seat`'s Wys (its best set with `wys = auto`) and makes
