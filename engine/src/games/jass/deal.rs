@@ -1,7 +1,8 @@
 //! The deal (§5) and the choice of the mode (§6): who receives each card, the whole deal at
 //! once from a shuffle, the forehand, schieben and the mode chosen.
 
-use super::{CARD_OF_ACTION, JassState, MODE_BASE, Mode, Phase, SCHIEBEN, card_action, pack_cards};
+use super::play::unpack_cards;
+use super::{JassState, MODE_BASE, Mode, Phase, SCHIEBEN, card_action};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Rng, Suit};
 
 /// The Swiss pack (A–6 in four suits).
@@ -21,7 +22,6 @@ impl JassState {
     /// One chance outcome: `card` goes to the seat whose turn it is to receive.
     pub(super) fn deal_card(&mut self, card: Card) {
         let seat = self.deal_target(self.dealt);
-        self.hands[seat].insert(card);
         self.packed[seat] |= 1 << card_action(card);
         self.dealt_hands[seat].insert(card);
         self.dealt += 1;
@@ -74,14 +74,11 @@ impl JassState {
         let first = usize::from(self.dealer + 1);
         let mut hands = [0u64; 4];
         for (p, packet) in ids.chunks_exact(3).enumerate() {
-            let bits = packet.iter().fold(0u64, |acc, &id| {
-                acc | 1u64 << CARD_OF_ACTION[usize::from(id)]
-            });
+            let bits = packet.iter().fold(0u64, |acc, &id| acc | 1u64 << (id & 63));
             hands[(first + p) & 3] |= bits;
         }
-        self.hands = hands.map(CardSet::from_bits);
-        self.packed = self.hands.map(pack_cards);
-        self.dealt_hands = self.hands;
+        self.packed = hands;
+        self.dealt_hands = hands.map(unpack_cards);
         self.log[..36].copy_from_slice(&ids);
         self.log_len = 36;
         self.dealt = 36;
@@ -93,7 +90,7 @@ impl JassState {
     fn finish_deal_out(&mut self) {
         if self.deal_no == 0 && self.game.roses_seven_forehand {
             let seven = Card::new(Rank::Seven, Suit::ROSES);
-            if let Some(s) = (0..4).find(|&s| self.hands[s].contains(seven)) {
+            if let Some(s) = (0..4).find(|&s| self.hand_cards(s).contains(seven)) {
                 self.forehand = s as u8;
                 self.dealer = (s as u8 + 3) % 4;
             }

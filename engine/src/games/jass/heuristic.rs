@@ -87,7 +87,7 @@ fn mode_score(hand: CardSet, mode: Mode) -> i32 {
 }
 
 fn choose_mode(state: &JassState, seat: usize, legal: ActionSet) -> Action {
-    let hand = state.hands[seat];
+    let hand = state.hand_cards(seat);
     let (best, score) = Mode::ALL.iter().map(|&m| (m, mode_score(hand, m))).fold(
         (Mode::ALL[0], i32::MIN),
         |acc, x| if x.1 > acc.1 { x } else { acc },
@@ -164,7 +164,7 @@ fn cheapest(cards: &[Card], points: impl Fn(Card) -> u32) -> Card {
 }
 
 fn lead(state: &JassState, seat: usize, mode: Mode, cards: &[Card]) -> Card {
-    let hand = state.hands[seat];
+    let hand = state.hand_cards(seat);
     let game = &state.game;
     if let Some(t) = mode.trump() {
         let trumps = hand.of_suit(t);

@@ -253,9 +253,8 @@ pub struct JassState {
     to_act: u8,
     /// Cards dealt so far in this deal.
     dealt: u8,
-    hands: [CardSet; 4],
-    /// The same hands as card-action-id words (bit `a` = card action `a`): legal actions are
-    /// computed in this form, so the per-step path never converts between the two.
+    /// The hands as card-action-id words (bit `a` = card action `a`): legal actions are
+    /// computed in this form; the hands as card sets are derived ([`JassState::hand_cards`]).
     packed: [u64; 4],
     /// The 9 cards each seat was dealt (for views after the game, Stöck and resampling).
     dealt_hands: [CardSet; 4],
@@ -319,7 +318,6 @@ impl JassState {
             forehand: (dealer + 1) % 4,
             to_act: 0,
             dealt: 0,
-            hands: [CardSet::EMPTY; 4],
             packed: [0; 4],
             dealt_hands: [CardSet::EMPTY; 4],
             mode: None,
@@ -385,7 +383,13 @@ impl JassState {
     /// The cards `seat` holds now.
     #[must_use]
     pub fn hand(&self, seat: usize) -> CardSet {
-        self.hands[seat & 3]
+        self.hand_cards(seat)
+    }
+
+    /// The cards `seat` holds now, from its card-action-id word.
+    #[inline]
+    fn hand_cards(&self, seat: usize) -> CardSet {
+        play::unpack_cards(self.packed[seat & 3])
     }
 
     /// Cumulative match scores per team (team 0 = seats 0 and 2).
@@ -467,7 +471,7 @@ impl JassState {
 
     /// Cards `seat` has played in this deal (a card leaves a hand only to be played).
     fn played_by(&self, seat: usize) -> CardSet {
-        self.dealt_hands[seat] - self.hands[seat]
+        self.dealt_hands[seat] - self.hand_cards(seat)
     }
 
     fn trick(&self) -> &[Card] {

@@ -253,7 +253,7 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
     out[WYS_WINNER..TOTAL].fill(0.0);
     let rel = |abs: usize| (abs + 4 - seat) % 4;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
-    cards(out, HAND, s.hands[seat]);
+    cards(out, HAND, s.hand_cards(seat));
     let mut in_trick = [CardSet::EMPTY; 4];
     // After an immediate end in the middle of a trick its cards stay on the table (§16).
     if s.phase == Phase::Play || s.trick_len > 0 {

@@ -17,6 +17,16 @@ pub(crate) fn pack_cards(cards: CardSet) -> u64 {
     (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
 }
 
+/// The cards of a card-action-id word (the inverse of [`pack_cards`]).
+#[inline]
+pub(crate) fn unpack_cards(ids: u64) -> CardSet {
+    let b = ids & 0xF_FFFF_FFFF;
+    CardSet::from_bits(
+        ((b & 0x1FF) | (b & 0x1FF << 9) << 7 | (b & 0x1FF << 18) << 14 | (b & 0x1FF << 27) << 21)
+            << 4,
+    )
+}
+
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
 pub(crate) const TRUMP_STRENGTH: [u8; 16] = {
     let mut t = [0u8; 16];
@@ -274,11 +284,14 @@ impl JassState {
     fn play_card(&mut self, action: Action, card: Card) {
         let seat = usize::from(self.to_act) & 3;
         if self.trick_no == 0 && !self.committed[seat] {
-            self.commit_wys(seat);
+            if self.declared[seat].is_empty() && !self.game.auto_wys {
+                self.commit_no_wys(seat);
+            } else {
+                self.commit_wys(seat);
+            }
         }
         let a = action as usize % 36;
         let bit = 1u64 << a;
-        self.hands[seat].remove(card);
         self.packed[seat] &= !bit;
         let pos = self.trick_len;
         self.tricks[usize::from(self.trick_no)][usize::from(pos)] = card;
@@ -354,7 +367,7 @@ impl JassState {
     /// Debug builds check it against the reference function [`legal_cards`].
     #[inline(always)]
     pub(super) fn legal_cards(&self) -> u64 {
-        let hand = self.packed[usize::from(self.to_act)];
+        let hand = self.packed[usize::from(self.to_act) & 3];
         let legal = if self.trick_len == 0 {
             hand
         } else {
@@ -395,11 +408,11 @@ impl JassState {
             pack_cards(legal_cards(
                 &self.game,
                 self.mode.unwrap_or(Mode::Obenabe),
-                self.hands[usize::from(self.to_act)],
+                self.hand_cards(usize::from(self.to_act)),
                 self.trick()
             ))
         );
-        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
+        debug_assert_eq!(hand, pack_cards(self.hand_cards(usize::from(self.to_act))));
         legal
     }
 
@@ -407,7 +420,7 @@ impl JassState {
     pub(super) fn play_reason(&self, action: Action) -> String {
         let seat = usize::from(self.to_act);
         if let Some(card) = action_card(action) {
-            if !self.hands[seat].contains(card) {
+            if !self.hand_cards(seat).contains(card) {
                 return format!("seat {seat} does not hold {}", card.swiss());
             }
             self.card_reason(card)
@@ -423,7 +436,7 @@ impl JassState {
             return String::new();
         };
         let trick = self.trick();
-        let hand = self.hands[usize::from(self.to_act)];
+        let hand = self.hand_cards(usize::from(self.to_act));
         let led = trick[0].suit();
         match mode.trump() {
             Some(t) if led == t => "trump was led and the hand holds a trump other than the Under: a trump must be played".to_owned(),

@@ -51,7 +51,7 @@ pub(super) fn resample<R: Rng + ?Sized>(
     let voids = inferred_voids(s);
     for p in 0..4 {
         if p != seat {
-            need[p] = s.hands[p].len() - fixed[p].len();
+            need[p] = s.hand_cards(p).len() - fixed[p].len();
             allowed[p] = unknown - voids[p];
         }
     }
@@ -268,7 +268,7 @@ fn replay_with<R: Rng + ?Sized>(
                 s.declared[actor]
             } else {
                 let mut sets = Vec::new();
-                declarable_sets(&s.game, st.hands[actor], WysSet::default(), &mut sets);
+                declarable_sets(&s.game, st.hand_cards(actor), WysSet::default(), &mut sets);
                 let prior = st.best_wys.map(|b| b.1);
                 sets.retain(|d| {
                     wys::announce(prior, d.best(&s.game, mode)) == s.announcements[actor]

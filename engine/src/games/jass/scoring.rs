@@ -10,23 +10,29 @@ use crate::{Card, CardSet, Rank, Scope, SeatValues, Suit};
 impl JassState {
     /// The Stöck each seat can score in this deal (§9): per seat, the suits whose K and O it
     /// holds, of trump only or of any suit with `stoeck_suits = any_suit`.
+    /// From the packed hands: lane bit 7 (the K) where lane bit 6 (the O) is held too.
     pub(super) fn open_stoeck(&mut self, mode: Mode) {
-        let ko = |s: Suit| {
-            CardSet::single(Card::new(Rank::King, s)) | CardSet::single(Card::new(Rank::Queen, s))
+        const KINGS: u64 = 0x80 | 0x80 << 9 | 0x80 << 18 | 0x80 << 27;
+        let eligible = if self.game.stoeck_any_suit {
+            KINGS
+        } else {
+            mode.trump().map_or(0, |t| KINGS & 0x1FF << (9 * t as u64))
         };
         for seat in 0..4 {
-            let mut open = 0;
-            for suit in Suit::ALL {
-                let eligible = if self.game.stoeck_any_suit {
-                    true
-                } else {
-                    mode == Mode::Trump(suit)
+            let p = self.packed[seat];
+            let x = p & p << 1 & eligible;
+            self.stoeck_open[seat] = (x >> 7 & 1 | x >> 15 & 2 | x >> 23 & 4 | x >> 31 & 8) as u8;
+            debug_assert_eq!(self.stoeck_open[seat], {
+                let ko = |s: Suit| {
+                    CardSet::single(Card::new(Rank::King, s))
+                        | CardSet::single(Card::new(Rank::Queen, s))
                 };
-                if eligible && self.hands[seat].is_superset(ko(suit)) {
-                    open |= 1 << suit as u8;
-                }
-            }
-            self.stoeck_open[seat] = open;
+                Suit::ALL
+                    .iter()
+                    .filter(|&&s| self.game.stoeck_any_suit || mode == Mode::Trump(s))
+                    .filter(|&&s| self.hand_cards(seat).is_superset(ko(s)))
+                    .fold(0u8, |o, &s| o | 1 << s as u8)
+            });
         }
     }
 
@@ -47,7 +53,7 @@ impl JassState {
             },
             card.suit(),
         );
-        if !self.hands[seat].contains(other) {
+        if !self.hand_cards(seat).contains(other) {
             self.stoeck_open[seat] &= !suit_bit;
             self.stoeck_scored[seat] += 1;
             self.credit(seat & 1, 20);
@@ -56,12 +62,19 @@ impl JassState {
 
     /// Credits raw points to a team; with `end_check = immediate` the multiplied points go
     /// to the match score at once and the game may end.
+    #[inline(always)]
     pub(super) fn credit(&mut self, team: usize, points: u32) {
         self.raw[team] += points;
-        if self.game.end_check == EndCheck::Immediate
-            && self.game.scope == Scope::Match
-            && self.winner.is_none()
-        {
+        if self.game.end_check == EndCheck::Immediate && self.game.scope == Scope::Match {
+            self.credit_match(team, points);
+        }
+    }
+
+    /// [`JassState::credit`]'s step with `end_check = immediate`: the multiplied points to
+    /// the match score at once.
+    #[inline(never)]
+    fn credit_match(&mut self, team: usize, points: u32) {
+        if self.winner.is_none() {
             let m = self.mode.map_or(1, |m| self.game.multiplier(m));
             self.scores[team] += points * m;
             if self.scores[team] >= self.game.target_score {
@@ -73,6 +86,7 @@ impl JassState {
 
     /// The ninth trick was won by `team`: the last-trick bonus, the Match bonus if it took
     /// all nine, then the end of the deal.
+    #[inline(never)]
     pub(super) fn score_last_trick(&mut self, team: usize) {
         self.credit(team, self.game.last_trick_bonus);
         if self.tricks_won[team] == 9 {

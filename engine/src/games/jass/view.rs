@@ -213,9 +213,9 @@ pub(super) fn view(s: &JassState, viewer: Viewer) -> Result<JassView, Error> {
         dealer: s.dealer(),
         forehand: s.forehand(),
         hands: (0..4)
-            .map(|p| sees(p).then_some(SwissCards(s.hands[p])))
+            .map(|p| sees(p).then_some(SwissCards(s.hand_cards(p))))
             .collect(),
-        hand_sizes: (0..4).map(|p| s.hands[p].len()).collect(),
+        hand_sizes: (0..4).map(|p| s.hand_cards(p).len()).collect(),
         mode: s.mode,
         multiplier: s.mode.map(|m| s.game.multiplier(m)),
         pushed: s.pushes > 0,
@@ -448,7 +448,7 @@ impl fmt::Display for JassState {
         }
         writeln!(f, " scores {}:{}", self.scores[0], self.scores[1])?;
         for s in 0..4 {
-            writeln!(f, "  seat {s}: {}", self.hands[s].swiss())?;
+            writeln!(f, "  seat {s}: {}", self.hand_cards(s).swiss())?;
         }
         if self.phase == Phase::Play {
             let trick: Vec<String> = self.trick().iter().map(|c| c.swiss()).collect();

@@ -401,6 +401,7 @@ pub enum Said {
 }
 
 /// The announcement of a seat whose best Wys is `mine`, after `best_so_far` (§8.5).
+#[inline]
 pub(crate) fn announce(best_so_far: Option<WysInfo>, mine: Option<WysInfo>) -> Announcement {
     let mut a = Announcement {
         made: true,
@@ -452,7 +453,7 @@ impl JassState {
     /// a suit or four of a rank).
     #[inline(always)]
     pub(super) fn may_declare(&self, seat: usize) -> bool {
-        let b = self.hands[seat & 3].bits();
+        let b = self.hand_cards(seat & 3).bits();
         self.trick_no == 0
             && !self.committed[seat & 3]
             && !self.game.auto_wys
@@ -463,13 +464,18 @@ impl JassState {
     pub(super) fn wys_candidates(&self, seat: usize, out: &mut ActionSet) {
         let Some(_) = self.mode else { return };
         // Quick exit: no three consecutive cards in a suit and no four of a kind.
-        let b = self.hands[seat].bits();
+        let b = self.hand_cards(seat).bits();
         if b & b >> 1 & b >> 2 == 0 && b & b >> 16 & b >> 32 & b >> 48 == 0 {
             return;
         }
-        for_each_candidate(&self.game, self.hands[seat], &self.declared[seat], |item| {
-            out.insert(WYS_BASE + Action::from(item.id()));
-        });
+        for_each_candidate(
+            &self.game,
+            self.hand_cards(seat),
+            &self.declared[seat],
+            |item| {
+                out.insert(WYS_BASE + Action::from(item.id()));
+            },
+        );
     }
 
     /// A Wys item declared by the seat to play (the action ids from [`WYS_BASE`]).
@@ -479,13 +485,21 @@ impl JassState {
         }
     }
 
+    /// [`JassState::commit_wys`] of a seat that declared nothing (`wys = manual`), inline:
+    /// its announcement alone (it cannot become the best).
+    #[inline(always)]
+    pub(super) fn commit_no_wys(&mut self, seat: usize) {
+        self.committed[seat] = true;
+        self.announcements[seat] = announce(self.best_wys.map(|b| b.1), None);
+    }
+
     /// Laying its first card commits `seat`'s Wys (its best set with `wys = auto`) and makes
     /// its announcement (§8.5).
     #[inline(never)]
     pub(super) fn commit_wys(&mut self, seat: usize) {
         let Some(mode) = self.mode else { return };
         if self.game.auto_wys {
-            self.declared[seat] = best_set(&self.game, mode, self.hands[seat]);
+            self.declared[seat] = best_set(&self.game, mode, self.hand_cards(seat));
         }
         self.committed[seat] = true;
         // Most seats declare nothing: skip the search over their (empty) set.
@@ -503,6 +517,7 @@ impl JassState {
 
     /// After the first trick: the team with the best Wys scores all its members' Wys and
     /// shows their cards.
+    #[inline(never)]
     pub(super) fn resolve_wys(&mut self) {
         let Some((seat, _)) = self.best_wys else {
             return;
