@@ -213,14 +213,7 @@ pub struct AvinasState {
     pips: [u32; 2],
     loser: Option<u8>,
     cat: bool,
-    /// The result of the match's previous deal (set by the step to the next deal); the
-    /// current deal's, once scored, is derived from the state (`scored`).
     last_deal: Option<DealResult>,
-    /// The current deal is scored: its result is [`AvinasState::scored_result`].
-    scored: bool,
-    /// The scored deal's rams or pips, and the team they were given against.
-    amount: u32,
-    against: u8,
     log: [u8; LOG_CAP],
     /// A word, not a byte: stored at every action and reloaded at the next, and a compiler
     /// may widen a byte field's load over its neighbours, stored byte by byte just before,
@@ -274,9 +267,6 @@ impl AvinasState {
             loser: None,
             cat: false,
             last_deal: None,
-            scored: false,
-            amount: 0,
-            against: 0,
             log: [0; LOG_CAP],
             log_len: 0,
             past: None,
@@ -433,11 +423,7 @@ impl AvinasState {
     /// The result of the last finished deal.
     #[must_use]
     pub fn last_deal(&self) -> Option<DealResult> {
-        if self.scored {
-            Some(self.scored_result())
-        } else {
-            self.last_deal
-        }
+        self.last_deal
     }
 
     /// True while a face-down lead lies in the current trick.
@@ -657,7 +643,7 @@ impl State for AvinasState {
                     Some(_) => 1.0,
                     None => 0.0,
                 },
-                Scope::Deal => self.last_deal().map_or(0.0, |d| d.value_for(team)),
+                Scope::Deal => self.last_deal.map_or(0.0, |d| d.value_for(team)),
             };
         }
         r
@@ -688,7 +674,7 @@ impl State for AvinasState {
         if self.phase != Phase::Deal || self.dealt != 0 {
             return None;
         }
-        let d = self.last_deal()?;
+        let d = self.last_deal?;
         let mut r = SeatValues::zeros(4);
         for seat in 0..4 {
             r[seat] = d.value_for(seat & 1);

@@ -145,17 +145,21 @@ pub fn loser(pips: [u32; 2], rams: [u32; 2], reached: usize, cat_rule: bool) -> 
 }
 
 impl AvinasState {
-    /// Scores the deal and moves on (next deal, or the end). The deal's [`DealResult`] is
-    /// not built here: [`AvinasState::scored_result`] derives it from the state when asked
-    /// (and [`AvinasState::next_deal`] keeps it), which spares its many stores in every deal.
+    /// Scores the deal and moves on (next deal, or the end).
     pub(super) fn finish_deal(&mut self) {
         let dt = usize::from(self.declarer & 1);
         let d = self.card_points[dt];
+        let f = self.card_points[1 - dt];
+        let multiplier = match (self.knock, self.double) {
+            (None, _) => 1,
+            (Some(_), None) => 2,
+            (Some(_), Some(_)) => 4,
+        };
         let kind = self.kind.unwrap_or(Kind::Bidding);
         let (against_declarer, amount) = match kind {
             Kind::Sevens => sevens_rams(
                 u32::from(self.base),
-                self.multiplier(),
+                multiplier,
                 self.knock.is_some(),
                 self.knock_failed,
                 d,
@@ -163,16 +167,30 @@ impl AvinasState {
             ),
             Kind::Bidding => bidding_pips(
                 d,
-                self.card_points[1 - dt],
+                f,
                 u32::from(self.tricks_won[dt]),
                 u32::from(self.tricks_won[1 - dt]),
                 self.game.schwarz_basis,
             ),
         };
         let against = if against_declarer { dt } else { 1 - dt };
-        self.scored = true;
-        self.amount = amount;
-        self.against = against as u8;
+        self.last_deal = Some(DealResult {
+            kind: Some(kind),
+            dealer: usize::from(self.dealer),
+            declarer: Some(usize::from(self.declarer)),
+            trump: self.trump(),
+            base: u32::from(self.base),
+            multiplier: if kind == Kind::Sevens { multiplier } else { 1 },
+            bid: u32::from(self.high_bid),
+            declarer_points: d,
+            defender_points: f,
+            declarer_tricks: u32::from(self.tricks_won[dt]),
+            defender_tricks: u32::from(self.tricks_won[1 - dt]),
+            stopped: self.stopped,
+            knock_failed: self.knock_failed,
+            against: Some(against),
+            amount,
+        });
         match kind {
             Kind::Sevens => give_rams(&mut self.rams, against, amount),
             Kind::Bidding => self.pips[against] += amount,
@@ -217,42 +235,6 @@ impl AvinasState {
         self.next_deal();
     }
 
-    /// The sevens game's multiplier: 1, 2 after a knock, 4 after a double.
-    fn multiplier(&self) -> u32 {
-        match (self.knock, self.double) {
-            (None, _) => 1,
-            (Some(_), None) => 2,
-            (Some(_), Some(_)) => 4,
-        }
-    }
-
-    /// The result of the current deal, scored by [`AvinasState::finish_deal`].
-    pub(super) fn scored_result(&self) -> DealResult {
-        let dt = usize::from(self.declarer & 1);
-        let kind = self.kind.unwrap_or(Kind::Bidding);
-        DealResult {
-            kind: Some(kind),
-            dealer: usize::from(self.dealer),
-            declarer: Some(usize::from(self.declarer)),
-            trump: self.trump(),
-            base: u32::from(self.base),
-            multiplier: if kind == Kind::Sevens {
-                self.multiplier()
-            } else {
-                1
-            },
-            bid: u32::from(self.high_bid),
-            declarer_points: self.card_points[dt],
-            defender_points: self.card_points[1 - dt],
-            declarer_tricks: u32::from(self.tricks_won[dt]),
-            defender_tricks: u32::from(self.tricks_won[1 - dt]),
-            stopped: self.stopped,
-            knock_failed: self.knock_failed,
-            against: Some(usize::from(self.against)),
-            amount: self.amount,
-        }
-    }
-
     fn next_deal(&mut self) {
         let mut past = self.past.take().map_or_else(Vec::new, |p| {
             Arc::try_unwrap(p).unwrap_or_else(|a| (*a).clone())
@@ -265,7 +247,7 @@ impl AvinasState {
             dealer: (self.dealer + 1) & 3,
             rams: self.rams,
             pips: self.pips,
-            last_deal: self.last_deal(),
+            last_deal: self.last_deal,
             past: Some(Arc::new(past)),
             ..fresh
         };

@@ -266,7 +266,7 @@ pub(super) fn view(s: &AvinasState, viewer: Viewer) -> Result<AvinasView, Error>
         rams: s.rams,
         pips: s.pips,
         pip_limit: s.game.pip_limit,
-        last_deal: s.last_deal(),
+        last_deal: s.last_deal,
         loser: s.loser.map(usize::from),
         cat: s.cat,
         returns: s.returns().to_vec(),
