@@ -1,7 +1,9 @@
 //! Avinas benchmarks: random full deals (including the deal), full matches, and the hot-path
 //! calls on their own; first, the engine's random deals against their bound (a minimal bitmask
-//! deal loop, [`bound`]) measured interleaved, with the ratio printed. Figures go into the
-//! README's benchmark table.
+//! deal loop making the engine's random player's decisions and scoring the deal, [`bound`])
+//! measured interleaved, with the ratio printed, then the check that the bound plays the
+//! engine's distribution of deals ([`check`](check::check)). Figures go into the README's
+//! benchmark table.
 //!
 //! `cargo bench -p cardhouse --bench avinas` (the ratio alone: `-- ratio`)
 
@@ -16,8 +18,12 @@ use criterion::{Criterion, Throughput, criterion_group};
 mod bitmask;
 #[path = "bound/avinas.rs"]
 mod bound;
+#[path = "bound/avinas_check.rs"]
+mod check;
 #[path = "bound/interleave.rs"]
 mod interleave;
+#[path = "bound/stats.rs"]
+mod stats;
 
 fn game(pairs: &[(&str, &str)]) -> AvinasGame {
     let opts: Options = pairs
@@ -47,6 +53,13 @@ fn random_deal(g: &AvinasGame, rng: &mut SeededRng) -> AvinasState {
 #[inline(never)]
 fn random_deal_points(g: &AvinasGame, rng: &mut SeededRng) -> [u32; 2] {
     random_deal(g, rng).card_points()
+}
+
+/// The same, returning the deal's value for seat 0 (its `scope = deal` return, the rams or pips
+/// given against the other team less those given against its own), as a user reads a deal.
+#[inline(never)]
+fn random_deal_value(g: &AvinasGame, rng: &mut SeededRng) -> i32 {
+    random_deal(g, rng).returns()[0] as i32
 }
 
 /// States sampled along random deals, for the per-call benchmarks.
@@ -154,7 +167,8 @@ fn calls(c: &mut Criterion) {
     let _ = rng.next_u64();
 }
 
-/// The engine's random deals (`scope = deal`) against the bound, interleaved.
+/// The engine's random deals (`scope = deal`) against the bound, interleaved, each read as the
+/// deal's value for seat 0; then the equivalence check.
 fn ratio() {
     let g = game(&[("scope", "deal"), ("first_dealer", "0")]);
     let mut rng = SeededRng::new(11);
@@ -162,14 +176,13 @@ fn ratio() {
     interleave::compare(
         "avinas random deal (early stop allowed)",
         10_000,
-        || {
-            let p = random_deal_points(&g, &mut rng);
-            p[0] + p[1]
-        },
-        || {
-            let p = bound::random_deal(&mut brng);
-            p[0] + p[1]
-        },
+        || random_deal_value(&g, &mut rng) as u32,
+        || bound::random_deal(&mut brng) as u32,
+    );
+    // 50,000 deals each take about a second in a debug build (the smoke run) too.
+    assert!(
+        check::check(&g, 50_000),
+        "the bound plays another distribution of deals than the engine"
     );
 }
 

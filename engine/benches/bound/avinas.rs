@@ -12,13 +12,19 @@
 //! decisions, the auction by trump counts, the opening lead of a bidding game (a plain card of
 //! a suit counting the bid, or a Queen or Jack naming one), the trump rules of tricks 1 and 2,
 //! following the effective suit (Queens and Jacks are trumps), the trick winner, card points,
-//! tricks won, a knock stopped by the defenders' first trick, and the declarer's early stop.
+//! tricks won, a knock stopped by the defenders' first trick, the declarer's early stop, and
+//! the deal's score (§11: the rams of a sevens game with its knock and double, the pips of a
+//! bidding game), read as the deal's value for the dealer's team, as the engine's bench reads
+//! the `scope = deal` returns.
 //!
 //! **Left out**, engine work that the bound does not count: the face-down lead at trick 2 is
 //! a card choice only (the bound picks the card; the engine offers each card face up and face
-//! down, which is the same card with the same odds), the pip and ram tables, the per-deal
-//! action log and history, the dealt-hands, exposed and played-cards records, the per-trick
-//! records kept for views, and the `Game`/`State` interface.
+//! down, which is the same card with the same odds), the per-deal action log and history, the
+//! dealt-hands, exposed and played-cards records, the per-trick records kept for views, the
+//! deal's result record, and the `Game`/`State` interface.
+//!
+//! The bench's check ([`super::check`]) compares the distribution of the bound's deals with the
+//! engine's.
 
 use cardhouse::Rng;
 
@@ -67,10 +73,40 @@ fn count(hand: u64, suit: usize) -> u32 {
     (hand & (QJ | PLAIN_LANE << (8 * suit))).count_ones()
 }
 
-/// One random deal; returns, for the declaring team and the defenders, the card points plus
-/// 1000 per trick won (`[0, 0]` after an all-pass auction).
+/// What one deal produced, for the equivalence check (the timed loop keeps `value`). Teams
+/// are `[declaring, defending]`.
+#[derive(Default)]
+pub struct Deal {
+    /// 0 all passed, 1 a sevens game, 2 a bidding game.
+    pub kind: u32,
+    /// Sevens game: the face-up Sevens; bidding game: the winning bid.
+    pub base: u32,
+    pub bid: u32,
+    pub knock: bool,
+    pub double: bool,
+    pub knock_failed: bool,
+    pub stopped: bool,
+    /// Decisions (actions) made, cards included.
+    pub decisions: u32,
+    pub points: [u32; 2],
+    pub tricks: [u32; 2],
+    /// The rams or pips given, and whether against the declaring team.
+    pub amount: u32,
+    pub against_declarer: bool,
+    /// The deal's value for the dealer's team (seat 0's): minus the amount given against it,
+    /// plus the amount given against the other.
+    pub value: i32,
+}
+
+/// One random deal; returns its value for the dealer's team (as `Deal::value`).
 #[inline(never)]
-pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
+pub fn random_deal<R: Rng>(rng: &mut R) -> i32 {
+    deal(rng).value
+}
+
+/// One random deal, with what it produced.
+#[inline(always)]
+pub fn deal<R: Rng>(rng: &mut R) -> Deal {
     let ids: [u8; 32] = shuffled(rng);
     let dealer = 0usize;
     let mut hands = [0u64; 4];
@@ -88,79 +124,140 @@ pub fn random_deal<R: Rng>(rng: &mut R) -> [u32; 2] {
             trump = usize::from(last >> 3);
         }
     }
-    let sevens = base > 0;
-    let mut knock = false;
-    let mut early_stop = false;
-    if sevens {
+    let mut d = Deal::default();
+    if base > 0 {
         // Knock: the declarer, then his partner; after a knock the defenders may double.
-        if rng.below(2) == 1 || rng.below(2) == 1 {
-            knock = true;
-            if rng.below(2) == 0 {
-                rng.below(2);
-            }
-        }
-    } else {
-        // The auction, from the dealer's left: `bid n` (a trump count above every bid) or pass.
-        let mut high = 0u32;
-        for k in 1..5 {
-            let seat = (dealer + k) & 3;
-            let h = hands[seat];
-            let mut counts = 0u64;
-            for s in 0..4 {
-                counts |= 1 << count(h, s) >> 1;
-            }
-            let bids = counts & !0 << high & 0xFF;
-            let choice = rng.below(u64::from(bids.count_ones()) + 1) as u32;
-            if choice < bids.count_ones() {
-                high = select(bids, choice) + 1;
-                declarer = seat;
-            }
-        }
-        if high == 0 {
-            return [0, 0];
-        }
-        // The opening lead: a plain card of a suit counting the bid, or a Queen or Jack
-        // naming such a suit, which becomes trump.
-        let h = hands[declarer];
-        let mut plain = 0u64;
-        let mut named = 0u64;
-        for s in 0..4 {
-            if count(h, s) == high {
-                plain |= h & PLAIN_LANE << (8 * s);
-                named |= 1 << s;
-            }
-        }
-        let qj = h & QJ;
-        let (np, nn) = (plain.count_ones(), named.count_ones());
-        let k = rng.below(u64::from(np + qj.count_ones() * nn)) as u32;
-        let lead = if k < np {
-            let id = select(plain, k);
-            trump = (id >> 3) as usize;
-            id
+        d.kind = 1;
+        d.base = base;
+        if rng.below(2) == 1 {
+            d.knock = true;
+            d.decisions = 1;
         } else {
-            let (card, suit) = ((k - np) / nn, (k - np) % nn);
-            trump = select(named, suit) as usize;
-            select(qj, card)
-        };
-        hands[declarer] &= !(1u64 << lead);
-        early_stop = true;
-        let (pts, won) = play(
-            &mut hands,
-            trump,
-            declarer,
-            Some(lead as usize),
-            knock,
-            early_stop,
-            rng,
-        );
-        return finish(pts, won);
+            d.knock = rng.below(2) == 1;
+            d.decisions = 2;
+        }
+        if d.knock {
+            if rng.below(2) == 1 {
+                d.double = true;
+                d.decisions += 1;
+            } else {
+                d.double = rng.below(2) == 1;
+                d.decisions += 2;
+            }
+        }
+        let (pts, won, stops) = play(&mut hands, trump, declarer, None, d.knock, false, rng);
+        return score(d, declarer, pts, won, stops);
     }
-    let (pts, won) = play(&mut hands, trump, declarer, None, knock, early_stop, rng);
-    finish(pts, won)
+    // The auction, from the dealer's left: `bid n` (a trump count above every bid) or pass.
+    let mut high = 0u32;
+    for k in 1..5 {
+        let seat = (dealer + k) & 3;
+        let h = hands[seat];
+        let mut counts = 0u64;
+        for s in 0..4 {
+            counts |= 1 << count(h, s) >> 1;
+        }
+        let bids = counts & !0 << high & 0xFF;
+        let choice = rng.below(u64::from(bids.count_ones()) + 1) as u32;
+        if choice < bids.count_ones() {
+            high = select(bids, choice) + 1;
+            declarer = seat;
+        }
+    }
+    d.decisions = 4;
+    if high == 0 {
+        return d;
+    }
+    d.kind = 2;
+    d.bid = high;
+    // The opening lead: a plain card of a suit counting the bid, or a Queen or Jack naming
+    // such a suit, which becomes trump.
+    let h = hands[declarer];
+    let mut plain = 0u64;
+    let mut named = 0u64;
+    for s in 0..4 {
+        if count(h, s) == high {
+            plain |= h & PLAIN_LANE << (8 * s);
+            named |= 1 << s;
+        }
+    }
+    let qj = h & QJ;
+    let (np, nn) = (plain.count_ones(), named.count_ones());
+    let k = rng.below(u64::from(np + qj.count_ones() * nn)) as u32;
+    let lead = if k < np {
+        let id = select(plain, k);
+        trump = (id >> 3) as usize;
+        id
+    } else {
+        let (card, suit) = ((k - np) / nn, (k - np) % nn);
+        trump = select(named, suit) as usize;
+        select(qj, card)
+    };
+    hands[declarer] &= !(1u64 << lead);
+    let (pts, won, stops) = play(
+        &mut hands,
+        trump,
+        declarer,
+        Some(lead as usize),
+        false,
+        true,
+        rng,
+    );
+    score(d, declarer, pts, won, stops)
 }
 
-fn finish(pts: [u32; 2], won: [u32; 2]) -> [u32; 2] {
-    [pts[0] + 1000 * won[0], pts[1] + 1000 * won[1]]
+/// The deal's score (§11) from the card points and tricks of the declaring team and the
+/// defenders, with the engine's default options (`all_tricks_loss_rams = double_loss`,
+/// `schwarz_basis = card_points`); `stops` is the early-stop decisions made, the last one a
+/// stop if play ended before the 8th trick without a failed knock.
+#[inline(always)]
+fn score(mut d: Deal, declarer: usize, pts: [u32; 2], won: [u32; 2], stops: u32) -> Deal {
+    let played = won[0] + won[1];
+    d.decisions += 4 * played + stops;
+    d.points = pts;
+    d.tricks = won;
+    let (dp, fp) = (pts[0], pts[1]);
+    (d.against_declarer, d.amount) = if d.kind == 1 {
+        let base = d.base;
+        if d.knock {
+            let m = if d.double { 4 } else { 2 };
+            d.knock_failed = won[1] > 0;
+            if d.knock_failed {
+                (true, 2 * base * m)
+            } else {
+                (false, base * m)
+            }
+        } else if dp >= 61 {
+            (false, base)
+        } else {
+            (true, 2 * base)
+        }
+    } else {
+        d.stopped = played < 8;
+        if dp >= 61 {
+            let n = match fp {
+                0 => 3,
+                31.. => 1,
+                _ => 2,
+            };
+            (false, n)
+        } else if dp >= 31 {
+            (true, 2)
+        } else if dp == 0 {
+            (true, 6)
+        } else {
+            (true, 4)
+        }
+    };
+    // The dealer (seat 0) is of the declaring team when the declarer's seat is even.
+    let dealer_declares = declarer & 1 == 0;
+    let against_dealer = d.against_declarer == dealer_declares;
+    d.value = if against_dealer {
+        -(d.amount as i32)
+    } else {
+        d.amount as i32
+    };
+    d
 }
 
 /// Index of the `n`-th set bit of a small mask (outside the per-card loop).
@@ -172,7 +269,8 @@ fn select(mut w: u64, n: u32) -> u32 {
     w.trailing_zeros()
 }
 
-/// The tricks: returns card points and tricks won, declaring team first.
+/// The tricks: returns card points and tricks won, declaring team first, and the early-stop
+/// decisions made.
 #[inline]
 fn play<R: Rng>(
     hands: &mut [u64; 4],
@@ -182,11 +280,11 @@ fn play<R: Rng>(
     knock: bool,
     early_stop: bool,
     rng: &mut R,
-) -> ([u32; 2], [u32; 2]) {
+) -> ([u32; 2], [u32; 2], u32) {
     let tmask = QJ | PLAIN_LANE << (8 * trump);
     let strength = &STRENGTH[trump];
     let dt = declarer & 1;
-    let (mut pts, mut won) = ([0u32; 2], [0u32; 2]);
+    let (mut pts, mut won, mut stops) = ([0u32; 2], [0u32; 2], 0);
     let mut leader = declarer;
     for t in 0..8 {
         let lead = match (t, opening) {
@@ -235,9 +333,12 @@ fn play<R: Rng>(
         if knock && team == 1 {
             break;
         }
-        if t < 7 && early_stop && rng.below(2) == 1 {
-            break;
+        if t < 7 && early_stop {
+            stops += 1;
+            if rng.below(2) == 1 {
+                break;
+            }
         }
     }
-    (pts, won)
+    (pts, won, stops)
 }
