@@ -10,7 +10,7 @@ impl KlaberjassState {
     pub(super) fn declarable(&self, seat: usize) -> u32 {
         let all = run_items(self.packed[seat]);
         debug_assert_eq!(all, {
-            let (runs, n) = sequences::runs(self.hands[seat]);
+            let (runs, n) = sequences::runs(self.hand(seat));
             runs[..n].iter().flatten().fold(0, |m, r| m | 1 << r.item())
         });
         let done = self.items[seat];
@@ -25,7 +25,7 @@ impl KlaberjassState {
     pub(super) fn announce(&mut self) {
         let seat = usize::from(self.to_act);
         let trump = self.trump.unwrap_or(Suit::Clubs);
-        self.declarations[seat] = Declaration::of(self.hands[seat], self.items[seat], trump);
+        self.declarations[seat] = Declaration::of(self.hand(seat), self.items[seat], trump);
         let elder = 1 - self.dealer;
         if self.to_act == elder {
             self.announcement.elder_value = Some(self.declarations[seat].best_value());

@@ -22,7 +22,6 @@ pub(crate) enum Target {
 impl KlaberjassState {
     /// The state before the first deal (or the cut for the first dealer).
     pub(super) fn new(game: KlaberjassGame) -> KlaberjassState {
-        let placeholder = Card::new(Rank::Seven, Suit::Clubs);
         KlaberjassState {
             game,
             phase: if game.first_dealer.is_some() {
@@ -35,7 +34,6 @@ impl KlaberjassState {
             to_act: 0,
             dealt: 0,
             undealt: play::PACK,
-            hands: [CardSet::EMPTY; 2],
             packed: [0; 2],
             dealt_hands: [CardSet::EMPTY; 2],
             turn_up: None,
@@ -53,13 +51,12 @@ impl KlaberjassState {
             seq_points: [0; 2],
             bella_open: [false; 2],
             bella: [false; 2],
-            tricks: [[placeholder; 2]; 9],
+            tricks: [[0; 2]; 9],
             reply: [0; 2],
             leaders: [0; 9],
             winners: [0; 9],
             trick_no: 0,
             trick_len: 0,
-            played_by: [CardSet::EMPTY; 2],
             card_points: [0; 2],
             tricks_won: [0; 2],
             scores: [0; 2],
@@ -91,7 +88,6 @@ impl KlaberjassState {
         self.undealt.remove(card);
         match self.target(self.dealt) {
             Target::Seat(s) => {
-                self.hands[s].insert(card);
                 self.packed[s] |= 1 << card_action(card);
                 self.dealt_hands[s].insert(card);
             }
@@ -134,8 +130,6 @@ impl KlaberjassState {
         let (e, d) = (u64::from(packets[0]), u64::from(packets[1]));
         self.packed[elder] |= e;
         self.packed[dealer] |= d;
-        self.hands[elder] = unpack_cards(self.packed[elder]);
-        self.hands[dealer] = unpack_cards(self.packed[dealer]);
         self.dealt_hands[elder] |= unpack_cards(e);
         self.dealt_hands[dealer] |= unpack_cards(d);
         self.undealt = unpack_cards(u64::from(!taken));
@@ -211,9 +205,8 @@ impl KlaberjassState {
         let seat = usize::from(self.to_act);
         if action == EXCHANGE {
             if let (Some(seven), Some(up)) = (self.trump_seven(), self.turn_up) {
-                self.hands[seat].remove(seven);
-                self.hands[seat].insert(up);
-                self.packed[seat] = pack_cards(self.hands[seat]);
+                self.packed[seat] =
+                    self.packed[seat] & !(1 << card_action(seven)) | 1 << card_action(up);
                 self.turn_up = Some(seven);
                 let window = if self.phase == Phase::Exchange1 { 1 } else { 2 };
                 self.exchanged = Some((self.to_act, window));

@@ -24,7 +24,7 @@ const BID_FROM: i32 = 34;
 
 pub(super) fn action<R: Rng + ?Sized>(s: &KlaberjassState, seat: usize, rng: &mut R) -> Action {
     let legal = s.legal_actions();
-    let hand = s.hands[seat];
+    let hand = s.hand(seat);
     let first = legal.iter().next().unwrap_or(PASS);
     match s.phase {
         Phase::BidTurnUp => match s.turn_up {
@@ -105,7 +105,7 @@ fn play(s: &KlaberjassState, seat: usize, legal: ActionSet) -> Action {
     let (Some(&any), Some(trump)) = (cards.first(), s.trump) else {
         return legal.iter().next().unwrap_or(PASS);
     };
-    let hand = s.hands[seat];
+    let hand = s.hand(seat);
     let is_trump = |c: Card| c.suit() == trump;
     let cheapest = |cards: &[Card]| {
         cards
@@ -147,7 +147,7 @@ fn play(s: &KlaberjassState, seat: usize, legal: ActionSet) -> Action {
             }
         }
     } else {
-        let lead = s.tricks[usize::from(s.trick_no)][0];
+        let lead = s.trick_card(usize::from(s.trick_no), 0);
         let led = lead.suit();
         let best = strength(trump, led, lead);
         let winners: Vec<Card> = cards

@@ -175,9 +175,8 @@ pub struct KlaberjassState {
     /// Cards drawn from the pack in this deal (hands, turn-up, bottom).
     dealt: u8,
     undealt: CardSet,
-    hands: [CardSet; 2],
-    /// The same hands as card-action-id words (bit `a` = card action `a`), kept in step with
-    /// `hands`: legal cards are computed in this form.
+    /// The hands as card-action-id words (bit `a` = card action `a`), the one copy kept:
+    /// legal cards are computed in this form, and [`KlaberjassState::hand`] unpacks them.
     packed: [u64; 2],
     /// The cards each seat was dealt.
     dealt_hands: [CardSet; 2],
@@ -201,7 +200,8 @@ pub struct KlaberjassState {
     seq_points: [u32; 2],
     bella_open: [bool; 2],
     bella: [bool; 2],
-    tricks: [[Card; 2]; 9],
+    /// The cards of each trick as card action ids, the lead first.
+    tricks: [[u8; 2]; 9],
     /// Once a trick is led, the reply's legal cards as card-action-id masks: those of the
     /// first mask held, else of the second, else any card (§10).
     reply: [u64; 2],
@@ -209,7 +209,6 @@ pub struct KlaberjassState {
     winners: [u8; 9],
     trick_no: u8,
     trick_len: u8,
-    played_by: [CardSet; 2],
     card_points: [u32; 2],
     tricks_won: [u8; 2],
     // Match.
@@ -245,7 +244,7 @@ impl KlaberjassState {
     /// The cards `seat` holds now.
     #[must_use]
     pub fn hand(&self, seat: usize) -> CardSet {
-        self.hands[seat & 1]
+        unpack_cards(self.packed[seat & 1])
     }
 
     /// The cards `seat` was dealt in this deal.
@@ -326,10 +325,20 @@ impl KlaberjassState {
         self.tricks_won
     }
 
-    /// Cards `seat` has played in this deal.
+    /// Cards `seat` has played in this deal: those it was dealt (with the turn-up for the
+    /// trump 7 if it exchanged) that it no longer holds.
     #[must_use]
     pub fn played_by(&self, seat: usize) -> CardSet {
-        self.played_by[seat & 1]
+        let mut had = self.dealt_hands[seat & 1];
+        if let (Some((p, _)), Some(seven), Some(up)) =
+            (self.exchanged, self.trump_seven(), self.first_turn_up)
+        {
+            if usize::from(p) == seat & 1 {
+                had.remove(seven);
+                had.insert(up);
+            }
+        }
+        had - self.hand(seat)
     }
 
     /// Cumulative scores (with `scope = deal`, at the end: the points the deal added).
@@ -362,8 +371,15 @@ impl KlaberjassState {
         self.drawn
     }
 
-    fn trick(&self) -> &[Card] {
-        &self.tricks[usize::from(self.trick_no.min(8))][..usize::from(self.trick_len)]
+    /// Card `k` (0 the lead, 1 the reply) of trick `i`.
+    fn trick_card(&self, i: usize, k: usize) -> Card {
+        play::CARD_OF_ACTION[usize::from(self.tricks[i][k]) & 31]
+    }
+
+    /// The cards of the current trick so far, the lead first.
+    fn trick(&self) -> impl Iterator<Item = Card> + '_ {
+        let t = usize::from(self.trick_no.min(8));
+        (0..usize::from(self.trick_len)).map(move |k| self.trick_card(t, k))
     }
 
     fn push_log(&mut self, a: Action) {
@@ -397,10 +413,10 @@ impl KlaberjassState {
                 } else {
                     KEEP
                 });
+                // The trump 7 is card action `8 * trump` (rank 7 is lane bit 0).
+                let held = self.packed[usize::from(self.to_act) & 1];
                 if self.exchanged.is_none()
-                    && self
-                        .trump_seven()
-                        .is_some_and(|c| self.hands[usize::from(self.to_act)].contains(c))
+                    && self.trump.is_some_and(|t| held >> (8 * t as u32) & 1 != 0)
                 {
                     set.insert(EXCHANGE);
                 }
@@ -450,8 +466,8 @@ impl KlaberjassState {
             }
             Phase::Play => {
                 self.push_log(action);
-                if let Some(card) = action_card(action) {
-                    self.play_card(action, card);
+                if action < 32 {
+                    self.play_card(action);
                 }
             }
             Phase::Over => {}
@@ -573,8 +589,8 @@ impl State for KlaberjassState {
         );
         if self.phase == Phase::Play {
             self.push_log(action);
-            if let Some(card) = action_card(action) {
-                self.play_card(action, card);
+            if action < 32 {
+                self.play_card(action);
             }
             return;
         }

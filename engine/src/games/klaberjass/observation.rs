@@ -360,7 +360,7 @@ pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result
     out[PHASE..TOTAL].fill(0.0);
     let rel = |abs: usize| abs ^ seat;
     let opp = 1 - seat;
-    cards(out, HAND, s.hands[seat]);
+    cards(out, HAND, s.hand(seat));
     cards(
         out,
         TURN_UP,
@@ -375,7 +375,7 @@ pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result
     let mut in_trick = [CardSet::EMPTY; 2];
     if s.phase == Phase::Play {
         let t = usize::from(s.trick_no);
-        for (i, &c) in s.trick().iter().enumerate() {
+        for (i, c) in s.trick().enumerate() {
             in_trick[rel((usize::from(s.leaders[t]) + i) & 1)] = CardSet::single(c);
         }
         out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
@@ -384,12 +384,12 @@ pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result
         cards(out, TRICK + p * 32, set);
     }
     for p in 0..2 {
-        cards(out, PLAYED + rel(p) * 32, s.played_by[p]);
+        cards(out, PLAYED + rel(p) * 32, s.played_by(p));
     }
     // Own declaration: committed, or the items chosen so far.
     let own = if s.phase == Phase::Announce && s.to_act == seat as u8 {
         super::Declaration::of(
-            s.hands[seat],
+            s.hand(seat),
             s.items[seat],
             s.trump.unwrap_or(crate::Suit::Clubs),
         )

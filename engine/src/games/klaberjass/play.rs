@@ -22,7 +22,7 @@ pub fn action_card(action: Action) -> Option<Card> {
 }
 
 /// The card of each card action id.
-const CARD_OF_ACTION: [Card; 32] = {
+pub(super) const CARD_OF_ACTION: [Card; 32] = {
     let mut t = [Card::new(Rank::Seven, Suit::Clubs); 32];
     let mut a = 0;
     while a < 32 {
@@ -258,30 +258,29 @@ impl KlaberjassState {
         self.to_act = 1 - self.dealer;
         self.leaders[0] = self.to_act;
         if let Some(t) = self.trump {
-            let kq = CardSet::single(Card::new(Rank::King, t))
-                | CardSet::single(Card::new(Rank::Queen, t));
+            // Trump K and Q as card actions (lane bits 6 and 5).
+            let kq = 0b0110_0000u64 << (8 * t as u32);
             for s in 0..2 {
-                self.bella_open[s] = self.hands[s].is_superset(kq);
+                self.bella_open[s] = self.packed[s] & kq == kq;
             }
         }
     }
 
-    /// Lays `card` (card action `action`). The trick's winner and points come from per-trump
-    /// tables by action id, without branches on the suits (unpredictable in random play).
+    /// Lays the card of card action `action` (`0..32`). The trick's winner and points come
+    /// from per-trump tables by action id, without branches on the suits (unpredictable in
+    /// random play).
     #[inline(always)]
-    pub(super) fn play_card(&mut self, action: Action, card: Card) {
+    pub(super) fn play_card(&mut self, action: Action) {
         let seat = usize::from(self.to_act) & 1;
         let trump = self.trump.unwrap_or(Suit::Clubs);
         let a = action as usize & 31;
-        self.hands[seat].remove(card);
         self.packed[seat] &= !(1 << a);
-        self.played_by[seat].insert(card);
         let t = usize::from(self.trick_no);
-        if self.bella_open[seat] && card.suit_index() == trump as usize {
-            self.check_bella(seat, card);
+        if self.bella_open[seat] && a / 8 == trump as usize & 3 {
+            self.check_bella(seat, CARD_OF_ACTION[a]);
         }
         if self.trick_len == 0 {
-            self.tricks[t][0] = card;
+            self.tricks[t][0] = a as u8;
             // Trump led: a higher trump, else any trump; otherwise the suit led, else a
             // trump. Fixed here, so that the reply's legal cards need no decoding.
             let trumps = 0xFF << (8 * (trump as u64 & 3));
@@ -295,19 +294,24 @@ impl KlaberjassState {
             self.to_act = 1 - self.to_act;
             return;
         }
-        self.tricks[t][1] = card;
-        let lead = self.tricks[t][0];
-        let l = card_action(lead) as usize & 31;
+        self.tricks[t][1] = a as u8;
+        let l = usize::from(self.tricks[t][0]) & 31;
         let tl = trump as usize & 3;
         // The reply counts if it is a trump or of the suit led; the lead always counts.
         let counts = a / 8 == tl || a / 8 == l / 8;
         let reply_str = if counts { ACTION_STRENGTH[tl][a] } else { 0 };
         let wins = reply_str > ACTION_STRENGTH[tl][l];
-        debug_assert_eq!(wins, second_wins(trump, lead, card));
+        debug_assert_eq!(
+            wins,
+            second_wins(trump, CARD_OF_ACTION[l], CARD_OF_ACTION[a])
+        );
         let winner = if wins { seat } else { 1 - seat };
         self.winners[t] = winner as u8;
         let points = u32::from(ACTION_POINTS[tl][a]) + u32::from(ACTION_POINTS[tl][l]);
-        debug_assert_eq!(points, card_points(trump, lead) + card_points(trump, card));
+        debug_assert_eq!(
+            points,
+            card_points(trump, CARD_OF_ACTION[l]) + card_points(trump, CARD_OF_ACTION[a])
+        );
         self.card_points[winner] += points;
         self.tricks_won[winner] += 1;
         self.trick_no += 1;
@@ -330,7 +334,7 @@ impl KlaberjassState {
         } else {
             Rank::King
         };
-        if !self.hands[seat].contains(Card::new(other, card.suit())) {
+        if !self.hand(seat).contains(Card::new(other, card.suit())) {
             self.bella_open[seat] = false;
             self.bella[seat] = true;
         }
@@ -353,12 +357,12 @@ impl KlaberjassState {
         } else {
             hand
         };
-        debug_assert_eq!(hand, pack_cards(self.hands[usize::from(self.to_act)]));
         debug_assert_eq!(legal, {
-            let lead = (self.trick_len == 1).then(|| self.tricks[usize::from(self.trick_no)][0]);
+            let lead =
+                (self.trick_len == 1).then(|| self.trick_card(usize::from(self.trick_no), 0));
             pack_cards(legal_cards(
                 self.trump.unwrap_or(Suit::Clubs),
-                self.hands[usize::from(self.to_act)],
+                self.hand(usize::from(self.to_act)),
                 lead,
             ))
         });
@@ -371,12 +375,12 @@ impl KlaberjassState {
         let Some(card) = action_card(action) else {
             return "cards are being played: only card actions are legal (§10)".to_owned();
         };
-        if !self.hands[seat].contains(card) {
+        if !self.hand(seat).contains(card) {
             return format!("seat {seat} does not hold {card}");
         }
-        let lead = self.tricks[usize::from(self.trick_no)][0];
+        let lead = self.trick_card(usize::from(self.trick_no), 0);
         let trump = self.trump.unwrap_or(Suit::Clubs);
-        let hand = self.hands[seat];
+        let hand = self.hand(seat);
         if lead.suit() == trump {
             if card.suit() == trump {
                 format!(

@@ -44,16 +44,16 @@ pub(super) fn resample<R: Rng + ?Sized>(
     let view = serde_json::to_value(s.view(Viewer::Seat(seat))?).unwrap_or_default();
 
     let known = s.known_cards_of(opp);
-    let placed = s.hands[seat]
-        | s.played_by[0]
-        | s.played_by[1]
+    let placed = s.hand(seat)
+        | s.played_by(0)
+        | s.played_by(1)
         | known
         | opt(s.turn_up)
         | opt(s.bottom)
         | opt(s.first_turn_up);
     let pool = PACK - placed;
     let allowed = pool - voids(s, opp);
-    let need = s.hands[opp].len() - known.len();
+    let need = s.hand(opp).len() - known.len();
 
     let past: Vec<Action> = s
         .past
@@ -73,7 +73,7 @@ pub(super) fn resample<R: Rng + ?Sized>(
         // Plant a run on most attempts when the replies demand one.
         let forced = match plant {
             Some(spec) if attempt % 4 != 3 => {
-                match spec.draw(rng, allowed | s.played_by[opp] | known) {
+                match spec.draw(rng, allowed | s.played_by(opp) | known) {
                     Some(run) => run & allowed,
                     None => continue,
                 }
@@ -86,7 +86,7 @@ pub(super) fn resample<R: Rng + ?Sized>(
         let Some(extra) = sample(allowed - forced, need - forced.len(), rng) else {
             continue;
         };
-        let mut now = s.played_by[opp] | known | forced | extra;
+        let mut now = s.played_by(opp) | known | forced | extra;
         if let (Some((p, _)), Some(up), Some(t)) = (s.exchanged, s.first_turn_up, s.trump) {
             if usize::from(p) == opp {
                 now.remove(up);
@@ -124,7 +124,7 @@ fn voids(s: &KlaberjassState, p: usize) -> CardSet {
         if usize::from(s.leaders[i]) == p {
             continue;
         }
-        let (lead, reply) = (s.tricks[i][0], s.tricks[i][1]);
+        let (lead, reply) = (s.trick_card(i, 0), s.trick_card(i, 1));
         void |= reply_voids(t, lead, reply);
     }
     void
@@ -261,7 +261,7 @@ fn choose_declaration<R: Rng + ?Sized>(
         return Some(s.declarations[opp].items);
     }
     let trump = st.trump?;
-    let (runs, n) = sequences::runs(st.hands[opp]);
+    let (runs, n) = sequences::runs(st.hand(opp));
     let elder_wins = s.game.equal_sequence_rule == EqualSequenceRule::ElderScores;
     let elder = st.elder();
     let mut ok = [0u32; 16];
@@ -273,7 +273,7 @@ fn choose_declaration<R: Rng + ?Sized>(
                 items |= 1 << r.item();
             }
         }
-        let d = Declaration::of(st.hands[opp], items, trump);
+        let d = Declaration::of(st.hand(opp), items, trump);
         let consistent = if opp == elder {
             Some(d.best_value()) == s.announcement.elder_value
                 && (!s.announcement.done

@@ -14,7 +14,7 @@ use crate::{Action, Card, CardSet, Error, Player, State, Suit, Viewer};
 fn announce_text(s: &KlaberjassState) -> String {
     let seat = usize::from(s.to_act);
     let trump = s.trump.unwrap_or(Suit::Clubs);
-    let mine = super::Declaration::of(s.hands[seat], s.items[seat], trump);
+    let mine = super::Declaration::of(s.hand(seat), s.items[seat], trump);
     if seat == s.elder() {
         return match mine.best_value() {
             0 => "announce none".to_owned(),
@@ -74,7 +74,7 @@ pub(super) fn action_text(s: &KlaberjassState, viewer: Viewer, action: Action) -
                     if u32::from(item) >= sequences::NUM_ITEMS {
                         return None;
                     }
-                    let text = match sequences::run_of_item(s.hands[seat], item) {
+                    let text = match sequences::run_of_item(s.hand(seat), item) {
                         Some(r) => format!("declare run {}", r.name()),
                         None => {
                             let (suit, high) = sequences::item_parts(item);
@@ -430,10 +430,10 @@ impl fmt::Display for KlaberjassState {
         }
         writeln!(f)?;
         for s in 0..2 {
-            writeln!(f, "  seat {s}: {}", self.hands[s])?;
+            writeln!(f, "  seat {s}: {}", self.hand(s))?;
         }
         if self.phase == Phase::Play {
-            let trick: Vec<String> = self.trick().iter().map(ToString::to_string).collect();
+            let trick: Vec<String> = self.trick().map(|c| c.to_string()).collect();
             write!(
                 f,
                 "  trick {}: [{}] to act: {}",

@@ -185,21 +185,19 @@ pub(super) fn view(s: &KlaberjassState, viewer: Viewer) -> Result<KlaberjassView
             cards: (0..2)
                 .map(|k| PlayView {
                     seat: (usize::from(s.leaders[i]) + k) & 1,
-                    card: s.tricks[i][k],
+                    card: s.trick_card(i, k),
                 })
                 .collect(),
             winner: usize::from(s.winners[i]),
-            points: s.tricks[i]
-                .iter()
-                .map(|&c| play::card_points(trump, c))
+            points: (0..2)
+                .map(|k| play::card_points(trump, s.trick_card(i, k)))
                 .sum(),
         })
         .collect();
     let trick = if s.phase == Phase::Play {
         s.trick()
-            .iter()
             .enumerate()
-            .map(|(k, &c)| PlayView {
+            .map(|(k, c)| PlayView {
                 seat: (usize::from(s.leaders[t]) + k) & 1,
                 card: c,
             })
@@ -213,7 +211,7 @@ pub(super) fn view(s: &KlaberjassState, viewer: Viewer) -> Result<KlaberjassView
             (sees(p) || won).then(|| {
                 // The actor's items so far, or the committed declaration.
                 let d = if s.phase == Phase::Announce && usize::from(s.to_act) == p {
-                    super::Declaration::of(s.hands[p], s.items[p], trump)
+                    super::Declaration::of(s.hand(p), s.items[p], trump)
                 } else {
                     s.declarations[p]
                 };
@@ -254,7 +252,7 @@ pub(super) fn view(s: &KlaberjassState, viewer: Viewer) -> Result<KlaberjassView
     let known_cards = (0..2)
         .map(|p| {
             if sees(p) {
-                s.hands[p]
+                s.hand(p)
             } else {
                 s.known_cards_of(p)
             }
@@ -267,8 +265,8 @@ pub(super) fn view(s: &KlaberjassState, viewer: Viewer) -> Result<KlaberjassView
         to_act,
         deal_number: u32::from(s.deal_no) + 1,
         dealer: (s.phase != Phase::Cut).then(|| s.dealer()),
-        hands: (0..2).map(|p| sees(p).then_some(s.hands[p])).collect(),
-        hand_sizes: (0..2).map(|p| s.hands[p].len()).collect(),
+        hands: (0..2).map(|p| sees(p).then_some(s.hand(p))).collect(),
+        hand_sizes: (0..2).map(|p| s.hand(p).len()).collect(),
         known_cards,
         turn_up: s.turn_up,
         original_turn_up: s.first_turn_up,
@@ -311,6 +309,6 @@ impl KlaberjassState {
         if self.announcement.winner == Some(seat as u8) {
             known |= self.shown;
         }
-        known & self.hands[seat]
+        known & self.hand(seat)
     }
 }
