@@ -111,10 +111,13 @@ impl KlaberjassState {
     /// deal), logged as the outcomes of drawing them one by one. Each card is uniform among
     /// the undealt ones: a card id is 5 random bits (32 cards), redrawn if already dealt.
     /// The cards go out in packets of three (elder, dealer, …) and a last single card.
-    pub(super) fn deal_batch<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) {
-        let (ids, taken) = draw_ids(!pack_cards(self.undealt) as u32, n, rng);
+    /// `N` is a constant so that the log's copy is a few moves, not a call.
+    pub(super) fn deal_batch<const N: usize, R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        let n = N;
+        let taken = !pack_cards(self.undealt) as u32;
+        let ids = draw_ids(taken, n, rng);
         let start = usize::from(self.log_len);
-        self.log[start..start + n].copy_from_slice(&ids[..n]);
+        self.log[start..start + N].copy_from_slice(&ids[..N]);
         let bits = |packets: &[u8]| packets.iter().fold(0u32, |m, &id| m | 1 << (id & 31));
         let packets = if n == 13 {
             [
@@ -132,7 +135,9 @@ impl KlaberjassState {
         self.packed[dealer] |= d;
         self.dealt_hands[elder] |= unpack_cards(e);
         self.dealt_hands[dealer] |= unpack_cards(d);
-        self.undealt = unpack_cards(u64::from(!taken));
+        self.undealt = unpack_cards(u64::from(
+            !(taken | packets[0] | packets[1] | 1 << (last & 31)),
+        ));
         let last_card = action_card(Action::from(last));
         self.log_len += n as u8;
         self.dealt += n as u8;
@@ -269,22 +274,27 @@ impl KlaberjassState {
 
 /// `n` (at most 13) card ids not in `taken`, drawn 5 random bits at a time from generator
 /// words (12 ids a word, the last 4 bits unused), an id already taken drawn again; the
-/// rest of the last word is dropped. Returns the ids in order and `taken` with them.
-/// Branch-free within a word: whether an id is taken is unpredictable (about one draw in
-/// three).
+/// rest of the last word is dropped. Returns the ids in order in the first `n` places (the
+/// places after them hold ids of the dropped rest).
+/// Branch-free within a word (whether an id is taken is unpredictable, about one draw in
+/// three), and each id only sets its bit in the set seen so far: whether it was fresh is
+/// read off that set, not fed back into it, so one draw waits on the last only for one `or`.
+/// The rest of the last word is marked seen too, which is why the set is not returned.
 #[inline]
-fn draw_ids<R: Rng + ?Sized>(mut taken: u32, n: usize, rng: &mut R) -> ([u8; 16], u32) {
-    let mut ids = [0u8; 16];
-    let mut count = 0;
+fn draw_ids<R: Rng + ?Sized>(taken: u32, n: usize, rng: &mut R) -> [u8; 32] {
+    debug_assert!(n <= 13);
+    let mut ids = [0u8; 32];
+    let (mut seen, mut count) = (taken, 0usize);
     while count < n {
         let word = rng.next_u64();
         for k in 0..12 {
             let id = (word >> (5 * k)) as u32 & 31;
-            let fresh = (!taken >> id & 1) & u32::from(count < n);
-            ids[count & 15] = id as u8;
-            count += fresh as usize;
-            taken |= fresh << id;
+            let now = seen | 1 << id;
+            // Below 32: `count` is below `n` (at most 13) when a word starts.
+            ids[count & 31] = id as u8;
+            count += usize::from(now != seen);
+            seen = now;
         }
     }
-    (ids, taken)
+    ids
 }

@@ -541,8 +541,8 @@ impl State for KlaberjassState {
         while self.is_chance_node() {
             match (self.phase, self.dealt) {
                 (Phase::Cut, _) => self.apply_unchecked(rng.below(2) as Action),
-                (Phase::Deal, 0) => self.deal_batch(rng, 13),
-                (Phase::SecondDeal, 13) => self.deal_batch(rng, 7),
+                (Phase::Deal, 0) => self.deal_batch::<13, _>(rng),
+                (Phase::SecondDeal, 13) => self.deal_batch::<7, _>(rng),
                 _ => {
                     let k = rng.below(self.undealt.len() as u64) as usize;
                     if let Some(card) = self.undealt.nth(k) {
