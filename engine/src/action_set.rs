@@ -128,6 +128,13 @@ impl ActionSet {
         None
     }
 
+    /// The set of the mask `words`: id `64 * i + b` for bit `b` of word `i`.
+    #[inline]
+    #[must_use]
+    pub const fn from_words(words: [u64; 4]) -> ActionSet {
+        ActionSet(words)
+    }
+
     /// The mask as four 64-bit words: id `64 * i + b` is bit `b` of word `i`.
     #[must_use]
     pub const fn words(&self) -> [u64; 4] {
@@ -275,6 +282,9 @@ mod tests {
         let mut mask = [false; 8];
         s.write_mask(&mut mask);
         assert_eq!(mask, [true, false, false, false, false, true, false, false]);
+        let words = [0b101, 1 << 63, 0, 1];
+        assert_eq!(ActionSet::from_words(words).words(), words);
+        assert_eq!(ActionSet::from_words(words).to_vec(), vec![0, 2, 127, 192]);
     }
 
     #[test]

@@ -521,7 +521,9 @@ impl State for AvinasState {
             debug_assert_eq!(set, self.other_legal_actions());
             return set;
         }
-        self.other_legal_actions()
+        const { assert!(NUM_ACTIONS <= 128) };
+        let [w0, w1] = self.other_legal_words();
+        ActionSet::from_words([w0, w1, 0, 0])
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {

@@ -7,8 +7,17 @@ use super::{AvinasState, BID_BASE, CONTINUE, DOUBLE, KNOCK, PASS, Phase, STOP};
 use crate::{Action, ActionSet};
 
 impl AvinasState {
-    /// [`crate::State::legal_actions`] outside its inlined case.
+    /// [`crate::State::legal_actions`] outside its inlined cases, as the two low words of its
+    /// mask (every id is below 128): returned in registers, so that the caller's set has
+    /// constant upper words on every path and its random choice needs no wide search.
     #[inline(never)]
+    pub(super) fn other_legal_words(&self) -> [u64; 2] {
+        let w = self.other_legal_actions().words();
+        [w[0], w[1]]
+    }
+
+    /// [`crate::State::legal_actions`] outside its inlined cases.
+    #[inline(always)]
     pub(super) fn other_legal_actions(&self) -> ActionSet {
         let mut set = ActionSet::EMPTY;
         match self.phase {

@@ -391,8 +391,17 @@ impl KlaberjassState {
         }
     }
 
-    /// [`State::legal_actions`] outside trick play.
+    /// [`State::legal_actions`] outside trick play, as the two low words of its mask (every
+    /// id is below 128): returned in registers, so that the caller's set has constant upper
+    /// words on both paths and its random choice needs no wide search.
     #[inline(never)]
+    fn other_legal_words(&self) -> [u64; 2] {
+        let w = self.other_legal_actions().words();
+        [w[0], w[1]]
+    }
+
+    /// [`State::legal_actions`] outside trick play.
+    #[inline(always)]
     fn other_legal_actions(&self) -> ActionSet {
         let mut set = ActionSet::EMPTY;
         match self.phase {
@@ -514,7 +523,9 @@ impl State for KlaberjassState {
             set.insert_bits(0, self.legal_cards());
             return set;
         }
-        self.other_legal_actions()
+        const { assert!(NUM_ACTIONS <= 128) };
+        let [w0, w1] = self.other_legal_words();
+        ActionSet::from_words([w0, w1, 0, 0])
     }
 
     fn apply_random_chance<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Result<(), Error> {
