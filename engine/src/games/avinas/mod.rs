@@ -522,7 +522,7 @@ impl State for AvinasState {
             return set;
         }
         const { assert!(NUM_ACTIONS <= 128) };
-        let [w0, w1] = self.other_legal_words();
+        let (w0, w1) = self.other_legal_words();
         ActionSet::from_words([w0, w1, 0, 0])
     }
 

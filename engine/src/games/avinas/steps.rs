@@ -11,9 +11,9 @@ impl AvinasState {
     /// mask (every id is below 128): returned in registers, so that the caller's set has
     /// constant upper words on every path and its random choice needs no wide search.
     #[inline(never)]
-    pub(super) fn other_legal_words(&self) -> [u64; 2] {
+    pub(super) fn other_legal_words(&self) -> (u64, u64) {
         let w = self.other_legal_actions().words();
-        [w[0], w[1]]
+        (w[0], w[1])
     }
 
     /// [`crate::State::legal_actions`] outside its inlined cases.

@@ -395,9 +395,9 @@ impl KlaberjassState {
     /// id is below 128): returned in registers, so that the caller's set has constant upper
     /// words on both paths and its random choice needs no wide search.
     #[inline(never)]
-    fn other_legal_words(&self) -> [u64; 2] {
+    fn other_legal_words(&self) -> (u64, u64) {
         let w = self.other_legal_actions().words();
-        [w[0], w[1]]
+        (w[0], w[1])
     }
 
     /// [`State::legal_actions`] outside trick play.
@@ -524,7 +524,7 @@ impl State for KlaberjassState {
             return set;
         }
         const { assert!(NUM_ACTIONS <= 128) };
-        let [w0, w1] = self.other_legal_words();
+        let (w0, w1) = self.other_legal_words();
         ActionSet::from_words([w0, w1, 0, 0])
     }
 
