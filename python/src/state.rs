@@ -95,14 +95,9 @@ impl PyState {
     fn legal_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let legal = self.state.legal_actions();
         self.legal = Some(legal);
-        // Collected into a buffer first: the list is then filled from a counted slice.
-        let mut ids = [0u32; cardhouse::MAX_ACTIONS];
-        let mut n = 0;
-        legal.for_each(|a| {
-            ids[n] = a;
-            n += 1;
-        });
-        PyList::new(py, &ids[..n])
+        // Straight from the set's exact-size iterator into the list (a buffer of ids first
+        // cost a 1 KB zeroing a call).
+        PyList::new(py, legal.iter())
     }
 
     /// A boolean mask of length ``Game.num_distinct_actions`` (``max_chance_outcomes`` at a
