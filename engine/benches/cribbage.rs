@@ -20,6 +20,9 @@ fn game(pairs: &[(&str, &str)]) -> CribbageGame {
 
 /// One random game (or deal) from the first chance event to the end, uniform among legal
 /// actions, chance events resolved by the RNG.
+/// Always inlined: the callers that keep one figure keep the state in their frame, not copied
+/// out to a return slot (a `memcpy` of the whole state a deal, which a user's loop does not pay).
+#[inline(always)]
 fn random_game(g: &CribbageGame, rng: &mut SeededRng) -> CribbageState {
     let mut s = g.new_initial_state();
     loop {

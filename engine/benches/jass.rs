@@ -40,6 +40,9 @@ fn game(pairs: &[(&str, &str)]) -> JassGame {
 }
 
 /// One random deal (or match) from the shuffle to the score, uniform among legal actions.
+/// Always inlined: the callers that keep one figure keep the state in their frame, not copied
+/// out to a return slot (a `memcpy` of the whole state a deal, which a user's loop does not pay).
+#[inline(always)]
 fn random_deal(g: &JassGame, rng: &mut SeededRng) -> JassState {
     let mut s = g.new_initial_state();
     s.resolve_chance(rng);

@@ -41,6 +41,9 @@ fn game(pairs: &[(&str, &str)]) -> KlaberjassGame {
 
 /// One random deal (or match) from the cut and shuffle to the score, uniform among legal
 /// actions.
+/// Always inlined: the callers that keep one figure keep the state in their frame, not copied
+/// out to a return slot (a `memcpy` of the whole state a deal, which a user's loop does not pay).
+#[inline(always)]
 fn random_game(g: &KlaberjassGame, rng: &mut SeededRng) -> KlaberjassState {
     let mut s = g.new_initial_state();
     while !s.is_terminal() {
