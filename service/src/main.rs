@@ -27,6 +27,12 @@ use cardhouse_server::{Config, StoreConfig};
 use cardhouse_server::{cli, fds};
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// mimalloc rather than the system allocator: a request allocates and frees many small
+/// buffers on whichever worker thread runs it, where glibc's malloc spent a fifth of the
+/// server's CPU (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cardhouse",

@@ -502,7 +502,7 @@ async fn wave(
 
 /// Long all-bot matches cost memory while they play; once they ended, they leave it (their
 /// records stay readable from the store), so wave after wave of them does not add up: the
-/// memory is bounded by the matches live at once. (The system allocator keeps freed memory
+/// memory is bounded by the matches live at once. (The allocator, mimalloc, keeps freed memory
 /// for reuse, so the resident size stays near the high-water mark of the live matches.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ended_matches_leave_memory() {

@@ -60,6 +60,10 @@ use crate::phases::{Load, Phase};
 use crate::postgres::{BenchDatabase, pg_error};
 use crate::servers::{start_echo, start_replica};
 
+/// The `cardhouse` binary's allocator, so that the servers here cost what they cost there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn exit_with(message: &str) -> ! {
     eprintln!("cardhouse-bench: {message}");
     std::process::exit(1);
