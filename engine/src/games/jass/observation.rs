@@ -214,6 +214,13 @@ pub(super) fn slices(game: &JassGame) -> Vec<ObservationSlice> {
 /// Writes the 36 card slots at `offset` (every slot, so no zeroing is needed first).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
+    card_ids(out, offset, super::pack_cards(set));
+}
+
+/// The same from a word of card-action ids (bit `id` set for card `id`): the state keeps the
+/// hands in this form, so they need no conversion.
+#[inline]
+fn card_ids(out: &mut [f32], offset: usize, packed: u64) {
     // Four slots at a time from a table: 9 copies of 16 bytes instead of 36 conversions.
     const NIBBLE: [[f32; 4]; 16] = {
         let mut t = [[0.0; 4]; 16];
@@ -228,7 +235,6 @@ fn cards(out: &mut [f32], offset: usize, set: CardSet) {
         }
         t
     };
-    let packed = super::pack_cards(set);
     for (k, chunk) in out[offset..offset + 36].chunks_exact_mut(4).enumerate() {
         chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
     }
@@ -253,21 +259,25 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
     out[WYS_WINNER..TOTAL].fill(0.0);
     let rel = |abs: usize| (abs + 4 - seat) % 4;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
-    cards(out, HAND, s.hand_cards(seat));
-    let mut in_trick = [CardSet::EMPTY; 4];
+    // The hands as the state keeps them, card-action id words; the cards a seat played are
+    // those dealt to it that it no longer holds.
+    card_ids(out, HAND, s.packed[seat]);
+    let mut in_trick = [0u64; 4];
     // After an immediate end in the middle of a trick its cards stay on the table (§16).
     if s.phase == Phase::Play || s.trick_len > 0 {
         let t = s.trick_no as usize;
         for (i, &c) in s.trick().iter().enumerate() {
-            in_trick[rel((usize::from(s.leaders[t]) + i) % 4)] = CardSet::single(c);
+            in_trick[rel((usize::from(s.leaders[t]) + i) % 4)] = 1 << super::card_action(c);
         }
         out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
     }
-    for (p, &set) in in_trick.iter().enumerate() {
-        cards(out, TRICK + p * 36, set);
+    for (p, &ids) in in_trick.iter().enumerate() {
+        card_ids(out, TRICK + p * 36, ids);
     }
     for p in 0..4 {
-        cards(out, PLAYED + rel(p) * 36, s.played_by(p));
+        let played = super::pack_cards(s.dealt_hands[p]) & !s.packed[p];
+        debug_assert_eq!(played, super::pack_cards(s.played_by(p)));
+        card_ids(out, PLAYED + rel(p) * 36, played);
     }
     let phase = match s.phase {
         Phase::Deal => 0,
