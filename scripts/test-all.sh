@@ -12,7 +12,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p cardhouse --no-deps --locked
 if cargo tree -p cardhouse -e normal --prefix none | grep -E '^(tokio|tonic|prost|pyo3)' ; then
   echo "engine depends on a forbidden crate" >&2; exit 1
 fi
-# The replica tests (service/tests/replicas.rs) need a PostgreSQL server (by default
+# The replica tests (service/tests/replicas/) need a PostgreSQL server (by default
 # postgres://postgres@127.0.0.1:5432/postgres, trust auth; another one with
 # CARDHOUSE_TEST_POSTGRES=<admin URL>). Without one they would skip; here they must run, so a
 # missing server fails them.
