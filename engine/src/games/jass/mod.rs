@@ -471,7 +471,12 @@ impl JassState {
 
     /// Cards `seat` has played in this deal (a card leaves a hand only to be played).
     fn played_by(&self, seat: usize) -> CardSet {
-        self.dealt_hands[seat] - self.hand_cards(seat)
+        play::unpack_cards(self.played_ids(seat))
+    }
+
+    /// [`Self::played_by`] as a word of card-action ids, the form the hands are kept in.
+    fn played_ids(&self, seat: usize) -> u64 {
+        pack_cards(self.dealt_hands[seat & 3]) & !self.packed[seat & 3]
     }
 
     fn trick(&self) -> &[Card] {

@@ -259,8 +259,7 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
     out[WYS_WINNER..TOTAL].fill(0.0);
     let rel = |abs: usize| (abs + 4 - seat) % 4;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
-    // The hands as the state keeps them, card-action id words; the cards a seat played are
-    // those dealt to it that it no longer holds.
+    // The hand and the played cards as card-action id words, the form the state keeps.
     card_ids(out, HAND, s.packed[seat]);
     let mut in_trick = [0u64; 4];
     // After an immediate end in the middle of a trick its cards stay on the table (§16).
@@ -275,9 +274,7 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
         card_ids(out, TRICK + p * 36, ids);
     }
     for p in 0..4 {
-        let played = super::pack_cards(s.dealt_hands[p]) & !s.packed[p];
-        debug_assert_eq!(played, super::pack_cards(s.played_by(p)));
-        card_ids(out, PLAYED + rel(p) * 36, played);
+        card_ids(out, PLAYED + rel(p) * 36, s.played_ids(p));
     }
     let phase = match s.phase {
         Phase::Deal => 0,
