@@ -93,7 +93,7 @@ pub use deal::{action_card, card_action, to_cards, to_ids};
 pub use observation::layout;
 pub use options::{AllTricksLoss, AvinasGame, SchwarzBasis};
 pub use scoring::{DealResult, bidding_pips, give_rams, loser, sevens_rams};
-pub use view::{AvinasView, BidView, ExposedView, PlayView, TrickView};
+pub use view::{ActionView, AvinasView, BidView, ExposedView, PlayView, TrickView};
 
 use crate::{
     Action, ActionSet, CardSet, Error, Player, Rng, Scope, SeatValues, State, Suit, Viewer,

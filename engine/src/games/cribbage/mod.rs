@@ -96,7 +96,7 @@ pub use score::{
     HandScore, card_value, score_hand, score_hand_checked, score_hand_reference, score_hand_text,
     score_set,
 };
-pub use view::{CribbageView, LastDealView, PegView, ShowItemView};
+pub use view::{ActionView, CribbageView, LastDealView, PegView, ShowItemView};
 
 use crate::{
     Action, ActionSet, Card, CardSet, Error, Player, Rng, Scope, SeatValues, State, Viewer,

@@ -57,7 +57,7 @@ pub use observation::layout;
 pub use options::{EndCheck, JassGame, LongSequenceValues, Mode, MultiplierScheme, UndertrumpRule};
 use play::insert_cards;
 pub(crate) use play::pack_cards;
-pub use view::{JassView, SwissCards};
+pub use view::{ActionView, JassView, PlayView, SwissCards, TrickView, WysView};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
 use crate::options::OptionSpec;

@@ -87,7 +87,7 @@ use serde::Serialize;
 
 pub use observation::layout;
 pub use sequences::{Announcement, Declaration, Reply, Run};
-pub use view::KlaberjassView;
+pub use view::{ActionView, BidView, ExchangeView, KlaberjassView, PlayView, RunView, TrickView};
 
 pub(crate) use deal::Target;
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
