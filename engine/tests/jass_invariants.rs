@@ -396,3 +396,60 @@ fn the_observation_has_518_values_as_documented() {
     assert_eq!(names.first(), Some(&"hand"));
     assert_eq!(names.last(), Some(&"scores"));
 }
+
+#[test]
+fn the_card_planes_hold_each_card_at_its_relative_seat() {
+    // The observation's hand, trick and played planes (layout: relative seat 0 = the
+    // observer) against the omniscient view, for every seat at every step.
+    use cardhouse::games::jass::layout::{HAND, PLAYED, TRICK};
+    for opts in OPTION_SETS {
+        for seed in 0..8 {
+            play(game(opts), seed, |s, _| {
+                let v = s.view(Viewer::Omniscient).expect("view");
+                for seat in 0..4 {
+                    let obs = s.observation(seat).expect("observation");
+                    // The cards of the 36-slot plane at `offset`, in Swiss notation by id.
+                    let plane = |offset: usize| -> Vec<String> {
+                        (0..36)
+                            .filter(|&id| {
+                                let x = obs[offset + id];
+                                assert!(x == 0.0 || x == 1.0, "slot {} holds {x}", offset + id);
+                                x == 1.0
+                            })
+                            .map(|id| action_card(id as u32).expect("card id").swiss())
+                            .collect()
+                    };
+                    let by_id = |cards: Vec<String>| -> Vec<String> {
+                        (0..36)
+                            .map(|id| action_card(id).expect("card id").swiss())
+                            .filter(|c| cards.contains(c))
+                            .collect()
+                    };
+                    let hand: Vec<String> = s.hand(seat).iter().map(|c| c.swiss()).collect();
+                    assert_eq!(plane(HAND), by_id(hand), "hand of seat {seat}");
+                    for rel in 0..4 {
+                        let who = (seat + rel) % 4;
+                        let laid = |cards: &[cardhouse::games::jass::PlayView]| -> Vec<String> {
+                            cards
+                                .iter()
+                                .filter(|p| p.seat == who)
+                                .map(|p| p.card.clone())
+                                .collect()
+                        };
+                        let trick = laid(&v.trick);
+                        assert_eq!(
+                            plane(TRICK + 36 * rel),
+                            by_id(trick.clone()),
+                            "trick, {rel}"
+                        );
+                        let mut played = trick;
+                        for t in &v.tricks {
+                            played.extend(laid(&t.cards));
+                        }
+                        assert_eq!(plane(PLAYED + 36 * rel), by_id(played), "played, {rel}");
+                    }
+                }
+            });
+        }
+    }
+}

@@ -235,7 +235,13 @@ fn card_ids(out: &mut [f32], offset: usize, packed: u64) {
         }
         t
     };
-    for (k, chunk) in out[offset..offset + 36].chunks_exact_mut(4).enumerate() {
+    let out = &mut out[offset..offset + 36];
+    if packed == 0 {
+        // No card (a Wys plane most of a deal, the played planes early): stores alone.
+        out.fill(0.0);
+        return;
+    }
+    for (k, chunk) in out.chunks_exact_mut(4).enumerate() {
         chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
     }
 }
@@ -261,17 +267,16 @@ pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), E
     let rel_team = |team: usize| (team + 2 - (seat & 1)) % 2;
     // The hand and the played cards as card-action id words, the form the state keeps.
     card_ids(out, HAND, s.packed[seat]);
-    let mut in_trick = [0u64; 4];
+    // The trick's planes hold at most four cards: zeroed, then set one by one.
+    out[TRICK..PLAYED].fill(0.0);
     // After an immediate end in the middle of a trick its cards stay on the table (§16).
     if s.phase == Phase::Play || s.trick_len > 0 {
         let t = s.trick_no as usize;
         for (i, &c) in s.trick().iter().enumerate() {
-            in_trick[rel((usize::from(s.leaders[t]) + i) % 4)] = 1 << super::card_action(c);
+            let p = rel((usize::from(s.leaders[t]) + i) % 4);
+            out[TRICK + p * 36 + super::card_action(c) as usize] = 1.0;
         }
         out[LEADER + rel(usize::from(s.leaders[t.min(8)]))] = 1.0;
-    }
-    for (p, &ids) in in_trick.iter().enumerate() {
-        card_ids(out, TRICK + p * 36, ids);
     }
     for p in 0..4 {
         card_ids(out, PLAYED + rel(p) * 36, s.played_ids(p));
