@@ -33,6 +33,7 @@ mod error;
 pub mod game;
 pub mod games;
 mod options;
+mod planes;
 mod registry;
 mod rng;
 

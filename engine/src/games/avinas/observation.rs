@@ -240,25 +240,10 @@ pub(super) fn slices(game: &AvinasGame) -> Vec<ObservationSlice> {
     ]
 }
 
-/// Writes the 32 card slots at `offset`, four at a time from a table.
+/// Writes the 32 card slots at `offset` (every slot).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, ids: u32) {
-    const NIBBLE: [[f32; 4]; 16] = {
-        let mut t = [[0.0; 4]; 16];
-        let mut n = 0;
-        while n < 16 {
-            let mut i = 0;
-            while i < 4 {
-                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
-                i += 1;
-            }
-            n += 1;
-        }
-        t
-    };
-    for (k, chunk) in out[offset..offset + 32].chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&NIBBLE[(ids >> (4 * k) & 15) as usize]);
-    }
+    crate::planes::write_bits::<32>(out, offset, u64::from(ids));
 }
 
 impl AvinasState {
@@ -304,7 +289,10 @@ pub(super) fn write(s: &AvinasState, seat: usize, out: &mut [f32]) -> Result<(),
             expected: TOTAL,
         });
     }
-    out.fill(0.0);
+    // The card planes below are written whole; the trick's planes (set card by card), the
+    // face-down flags and the scalars after the played cards are zeroed first.
+    out[TRICK..PLAYED].fill(0.0);
+    out[LEADER..TOTAL].fill(0.0);
     let me = Some(seat);
     let rel = |abs: usize| (abs + 4 - seat) & 3;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) & 1;

@@ -159,12 +159,10 @@ pub(super) fn slices(game: &CribbageGame) -> Vec<ObservationSlice> {
     ]
 }
 
+/// Writes the 52 card slots at `offset` (every slot).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
-    let packed = pack_cards(set);
-    for (i, slot) in out[offset..offset + 52].iter_mut().enumerate() {
-        *slot = (packed >> i & 1) as f32;
-    }
+    crate::planes::write_bits::<52>(out, offset, pack_cards(set));
 }
 
 pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(), Error> {

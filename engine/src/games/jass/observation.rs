@@ -221,29 +221,7 @@ fn cards(out: &mut [f32], offset: usize, set: CardSet) {
 /// hands in this form, so they need no conversion.
 #[inline]
 fn card_ids(out: &mut [f32], offset: usize, packed: u64) {
-    // Four slots at a time from a table: 9 copies of 16 bytes instead of 36 conversions.
-    const NIBBLE: [[f32; 4]; 16] = {
-        let mut t = [[0.0; 4]; 16];
-        let mut n = 0;
-        while n < 16 {
-            let mut i = 0;
-            while i < 4 {
-                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
-                i += 1;
-            }
-            n += 1;
-        }
-        t
-    };
-    let out = &mut out[offset..offset + 36];
-    if packed == 0 {
-        // No card (a Wys plane most of a deal, the played planes early): stores alone.
-        out.fill(0.0);
-        return;
-    }
-    for (k, chunk) in out.chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
-    }
+    crate::planes::write_bits::<36>(out, offset, packed);
 }
 
 pub(super) fn write(s: &JassState, seat: usize, out: &mut [f32]) -> Result<(), Error> {

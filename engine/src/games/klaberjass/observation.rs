@@ -317,23 +317,7 @@ pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
 /// Writes the 32 card slots at `offset` (every slot).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
-    const NIBBLE: [[f32; 4]; 16] = {
-        let mut t = [[0.0; 4]; 16];
-        let mut n = 0;
-        while n < 16 {
-            let mut i = 0;
-            while i < 4 {
-                t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
-                i += 1;
-            }
-            n += 1;
-        }
-        t
-    };
-    let packed = pack_cards(set);
-    for (k, chunk) in out[offset..offset + 32].chunks_exact_mut(4).enumerate() {
-        chunk.copy_from_slice(&NIBBLE[(packed >> (4 * k) & 15) as usize]);
-    }
+    crate::planes::write_bits::<32>(out, offset, pack_cards(set));
 }
 
 fn reply_index(r: Reply) -> usize {

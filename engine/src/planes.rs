@@ -1,0 +1,69 @@
+//! Observation planes: a word of bits written as slots of `0.0` and `1.0`, the form every
+//! game's card planes take (one slot per card-action id).
+
+/// `NIBBLE[n]`: the four slots of the nibble `n` (bit `i` in slot `i`).
+static NIBBLE: [[f32; 4]; 16] = {
+    let mut t = [[0.0; 4]; 16];
+    let mut n = 0;
+    while n < 16 {
+        let mut i = 0;
+        while i < 4 {
+            t[n][i] = if n >> i & 1 == 1 { 1.0 } else { 0.0 };
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Writes the `N` slots at `offset` (`N` a multiple of 4, at most 64): slot `i` is `1.0` if
+/// bit `i` of `bits` is set, else `0.0`; every slot is written, so none needs zeroing first.
+/// Four slots at a time from a table (a load and a store instead of four conversions); a
+/// plane without a card (most Wys and crib planes, the played cards early) by stores alone.
+#[inline]
+pub(crate) fn write_bits<const N: usize>(out: &mut [f32], offset: usize, bits: u64) {
+    const { assert!(N % 4 == 0 && N <= 64) };
+    let out = &mut out[offset..offset + N];
+    if bits == 0 {
+        out.fill(0.0);
+        return;
+    }
+    for (k, chunk) in out.chunks_exact_mut(4).enumerate() {
+        chunk.copy_from_slice(&NIBBLE[(bits >> (4 * k) & 15) as usize]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_bits;
+
+    fn slow(n: usize, bits: u64) -> Vec<f32> {
+        (0..n).map(|i| (bits >> i & 1) as f32).collect()
+    }
+
+    #[test]
+    fn every_slot_is_its_bit() {
+        let words = [
+            0,
+            1,
+            0b1011_0110,
+            1 << 31,
+            1 << 35,
+            (1 << 52) - 1,
+            0x000F_0F0F_F0F0_1234,
+        ];
+        for bits in words {
+            // Slots around the plane keep their values; bits past it are ignored.
+            let mut out = vec![7.0f32; 60];
+            write_bits::<32>(&mut out, 4, bits);
+            assert_eq!(&out[4..36], slow(32, bits).as_slice(), "{bits:#x}");
+            assert!(out[..4].iter().chain(&out[36..]).all(|&x| x == 7.0));
+            let mut out = vec![7.0f32; 36];
+            write_bits::<36>(&mut out, 0, bits);
+            assert_eq!(out, slow(36, bits), "{bits:#x}");
+            let mut out = vec![7.0f32; 52];
+            write_bits::<52>(&mut out, 0, bits);
+            assert_eq!(out, slow(52, bits), "{bits:#x}");
+        }
+    }
+}
