@@ -33,9 +33,31 @@ pub(crate) fn write_bits<const N: usize>(out: &mut [f32], offset: usize, bits: u
     }
 }
 
+/// Writes the `4 * RANKS` slots at `offset` of a card set's bits (16 bits a suit, its ranks
+/// from bit `LOW`): slot `RANKS * s + i` is bit `16 * s + LOW + i`, so a game whose card ids
+/// run suit by suit over consecutive ranks writes its sets without converting them to ids
+/// first. `RANKS` is a multiple of 4 and `LOW + RANKS` at most 16.
+#[inline]
+pub(crate) fn write_suit_lanes<const RANKS: usize, const LOW: usize>(
+    out: &mut [f32],
+    offset: usize,
+    bits: u64,
+) {
+    const { assert!(RANKS % 4 == 0 && LOW + RANKS <= 16) };
+    let out = &mut out[offset..offset + 4 * RANKS];
+    if bits == 0 {
+        out.fill(0.0);
+        return;
+    }
+    for (k, chunk) in out.chunks_exact_mut(4).enumerate() {
+        let at = 16 * (k / (RANKS / 4)) + LOW + 4 * (k % (RANKS / 4));
+        chunk.copy_from_slice(&NIBBLE[(bits >> at & 15) as usize]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::write_bits;
+    use super::{write_bits, write_suit_lanes};
 
     fn slow(n: usize, bits: u64) -> Vec<f32> {
         (0..n).map(|i| (bits >> i & 1) as f32).collect()
@@ -64,6 +86,13 @@ mod tests {
             let mut out = vec![7.0f32; 52];
             write_bits::<52>(&mut out, 0, bits);
             assert_eq!(out, slow(52, bits), "{bits:#x}");
+            // Suit lanes: 8 ranks from bit 5 of each 16-bit suit (Klaberjass's ids).
+            let mut out = vec![7.0f32; 32];
+            write_suit_lanes::<8, 5>(&mut out, 0, bits);
+            let lanes: Vec<f32> = (0..32)
+                .map(|i| (bits >> (16 * (i / 8) + 5 + i % 8) & 1) as f32)
+                .collect();
+            assert_eq!(out, lanes, "{bits:#x}");
         }
     }
 }

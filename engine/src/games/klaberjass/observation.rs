@@ -317,7 +317,9 @@ pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
 /// Writes the 32 card slots at `offset` (every slot).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
-    crate::planes::write_bits::<32>(out, offset, pack_cards(set));
+    // Card id `8 * suit + rank - 5` (see `pack_cards`): the set's suit lanes as they are.
+    crate::planes::write_suit_lanes::<8, 5>(out, offset, set.bits());
+    debug_assert!((0..32).all(|i| out[offset + i] == (pack_cards(set) >> i & 1) as f32));
 }
 
 fn reply_index(r: Reply) -> usize {
@@ -344,7 +346,7 @@ pub(super) fn write(s: &KlaberjassState, seat: usize, out: &mut [f32]) -> Result
     out[PHASE..TOTAL].fill(0.0);
     let rel = |abs: usize| abs ^ seat;
     let opp = 1 - seat;
-    cards(out, HAND, s.hand(seat));
+    crate::planes::write_bits::<32>(out, HAND, s.packed[seat]);
     cards(
         out,
         TURN_UP,
