@@ -19,14 +19,26 @@ static NIBBLE: [[f32; 4]; 16] = {
 /// Writes the `N` slots at `offset` (`N` a multiple of 4, at most 64): slot `i` is `1.0` if
 /// bit `i` of `bits` is set, else `0.0`; every slot is written, so none needs zeroing first.
 /// Four slots at a time from a table (a load and a store instead of four conversions), the
-/// same work whatever the cards: a shortcut for an empty plane cost more in mispredicted
-/// branches (which planes are empty varies from step to step) than the loads it saved.
+/// same work whatever the cards; see [`write_sparse_bits`] for planes that are mostly empty.
 #[inline]
 pub(crate) fn write_bits<const N: usize>(out: &mut [f32], offset: usize, bits: u64) {
     const { assert!(N % 4 == 0 && N <= 64) };
     let out = &mut out[offset..offset + N];
     for (k, chunk) in out.chunks_exact_mut(4).enumerate() {
         chunk.copy_from_slice(&NIBBLE[(bits >> (4 * k) & 15) as usize]);
+    }
+}
+
+/// [`write_bits`] for a plane that is empty in most steps (a Wys, a crib, the cards turned
+/// up): an empty plane by stores alone. Where a plane is empty in some steps and not in
+/// others at random, the test's mispredictions cost more than the loads it saves (callgrind's
+/// branch simulation of a `VectorEnv` step): those planes use [`write_bits`].
+#[inline]
+pub(crate) fn write_sparse_bits<const N: usize>(out: &mut [f32], offset: usize, bits: u64) {
+    if bits == 0 {
+        out[offset..offset + N].fill(0.0);
+    } else {
+        write_bits::<N>(out, offset, bits);
     }
 }
 
@@ -48,9 +60,23 @@ pub(crate) fn write_suit_lanes<const RANKS: usize, const LOW: usize>(
     }
 }
 
+/// [`write_suit_lanes`] for a plane that is empty in most steps (see [`write_sparse_bits`]).
+#[inline]
+pub(crate) fn write_sparse_suit_lanes<const RANKS: usize, const LOW: usize>(
+    out: &mut [f32],
+    offset: usize,
+    bits: u64,
+) {
+    if bits == 0 {
+        out[offset..offset + 4 * RANKS].fill(0.0);
+    } else {
+        write_suit_lanes::<RANKS, LOW>(out, offset, bits);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{write_bits, write_suit_lanes};
+    use super::{write_bits, write_sparse_bits, write_sparse_suit_lanes, write_suit_lanes};
 
     fn slow(n: usize, bits: u64) -> Vec<f32> {
         (0..n).map(|i| (bits >> i & 1) as f32).collect()
@@ -79,12 +105,18 @@ mod tests {
             let mut out = vec![7.0f32; 52];
             write_bits::<52>(&mut out, 0, bits);
             assert_eq!(out, slow(52, bits), "{bits:#x}");
+            let mut out = vec![7.0f32; 52];
+            write_sparse_bits::<52>(&mut out, 0, bits);
+            assert_eq!(out, slow(52, bits), "{bits:#x}");
             // Suit lanes: 8 ranks from bit 5 of each 16-bit suit (Klaberjass's ids).
             let mut out = vec![7.0f32; 32];
             write_suit_lanes::<8, 5>(&mut out, 0, bits);
             let lanes: Vec<f32> = (0..32)
                 .map(|i| (bits >> (16 * (i / 8) + 5 + i % 8) & 1) as f32)
                 .collect();
+            assert_eq!(out, lanes, "{bits:#x}");
+            let mut out = vec![7.0f32; 32];
+            write_sparse_suit_lanes::<8, 5>(&mut out, 0, bits);
             assert_eq!(out, lanes, "{bits:#x}");
         }
     }

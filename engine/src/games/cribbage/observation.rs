@@ -159,10 +159,11 @@ pub(super) fn slices(game: &CribbageGame) -> Vec<ObservationSlice> {
     ]
 }
 
-/// Writes the 52 card slots at `offset` (every slot).
+/// Writes the 52 card slots at `offset` (every slot) of a plane that is empty in most steps
+/// (discards, cards laid, starter, crib).
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
-    crate::planes::write_bits::<52>(out, offset, pack_cards(set));
+    crate::planes::write_sparse_bits::<52>(out, offset, pack_cards(set));
 }
 
 pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -180,7 +181,7 @@ pub(super) fn write(s: &CribbageState, seat: usize, out: &mut [f32]) -> Result<(
         });
     }
     let rel = |abs: usize| (abs + n - seat) % n;
-    cards(out, HAND, s.hands[seat]);
+    crate::planes::write_bits::<52>(out, HAND, pack_cards(s.hands[seat]));
     cards(out, DISCARDS, s.discards[seat]);
     for r in 0..4 {
         let laid = if r < n {

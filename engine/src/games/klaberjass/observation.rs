@@ -318,7 +318,8 @@ pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
 #[inline]
 fn cards(out: &mut [f32], offset: usize, set: CardSet) {
     // Card id `8 * suit + rank - 5` (see `pack_cards`): the set's suit lanes as they are.
-    crate::planes::write_suit_lanes::<8, 5>(out, offset, set.bits());
+    // Klaberjass's planes are empty, or not, by phase alike in every deal: the test first.
+    crate::planes::write_sparse_suit_lanes::<8, 5>(out, offset, set.bits());
     debug_assert!((0..32).all(|i| out[offset + i] == (pack_cards(set) >> i & 1) as f32));
 }
 
