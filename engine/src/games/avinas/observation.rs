@@ -289,10 +289,10 @@ pub(super) fn write(s: &AvinasState, seat: usize, out: &mut [f32]) -> Result<(),
             expected: TOTAL,
         });
     }
-    // The card planes below are written whole; the trick's planes (set card by card), the
-    // face-down flags and the scalars after the played cards are zeroed first.
-    out[TRICK..PLAYED].fill(0.0);
-    out[LEADER..TOTAL].fill(0.0);
+    // Zeroed whole first, though the card planes are written whole again: measured faster
+    // (alternated `VectorEnv` steps, median of 12: 4.8 M against 4.4 M a CPU second) than
+    // zeroing only the trick's planes and the scalars, though that stores less.
+    out.fill(0.0);
     let me = Some(seat);
     let rel = |abs: usize| (abs + 4 - seat) & 3;
     let rel_team = |team: usize| (team + 2 - (seat & 1)) & 1;
