@@ -289,9 +289,10 @@ pub(super) fn write(s: &AvinasState, seat: usize, out: &mut [f32]) -> Result<(),
             expected: TOTAL,
         });
     }
-    // Zeroed whole first, though the card planes are written whole again: measured faster
-    // (alternated `VectorEnv` steps, median of 12: 4.8 M against 4.4 M a CPU second) than
-    // zeroing only the trick's planes and the scalars, though that stores less.
+    // Zeroed whole first (one `memset`), though the card planes are written whole again:
+    // zeroing only the trick's planes and the scalars stores less but measured no faster
+    // (alternated `VectorEnv` steps, medians of 12: 4.4 M against 4.8 M a CPU second, within
+    // the machine's noise) and mispredicted more branches in callgrind's simulation.
     out.fill(0.0);
     let me = Some(seat);
     let rel = |abs: usize| (abs + 4 - seat) & 3;
