@@ -1,7 +1,7 @@
 //! The deal (§5) and the choice of the mode (§6): who receives each card, the whole deal at
 //! once from a shuffle, the forehand, schieben and the mode chosen.
 
-use super::play::unpack_cards;
+use super::unpack_cards;
 use super::{JassState, MODE_BASE, Mode, Phase, SCHIEBEN, card_action};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Rng, Suit};
 

@@ -41,6 +41,7 @@
 
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 mod play;
@@ -53,10 +54,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use ids::{action_card, card_action};
+pub(crate) use ids::{pack_cards, unpack_cards};
 pub use observation::layout;
 pub use options::{EndCheck, JassGame, LongSequenceValues, Mode, MultiplierScheme, UndertrumpRule};
 use play::insert_cards;
-pub(crate) use play::pack_cards;
 pub use view::{ActionView, JassView, PlayView, SwissCards, TrickView, WysView};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
@@ -77,32 +79,6 @@ pub const MODE_BASE: Action = 36;
 pub const SCHIEBEN: Action = 42;
 /// First Wys item action id.
 pub const WYS_BASE: Action = 43;
-
-/// The card-play action (and deal outcome) id of `card`.
-#[must_use]
-pub const fn card_action(card: Card) -> Action {
-    let b = card.to_u8();
-    (b >> 4) as Action * 9 + (b & 15) as Action - 4
-}
-
-/// The card of a card-play action id (`0..36`).
-#[must_use]
-pub fn action_card(action: Action) -> Option<Card> {
-    CARD_OF_ACTION
-        .get(action as usize)
-        .and_then(|&b| Card::from_u8(b))
-}
-
-/// Card byte of each card action id.
-const CARD_OF_ACTION: [u8; 36] = {
-    let mut t = [0u8; 36];
-    let mut i = 0;
-    while i < 36 {
-        t[i] = (i / 9 * 16 + i % 9 + 4) as u8;
-        i += 1;
-    }
-    t
-};
 
 /// Serializes a rank in Swiss notation (`"U"`, `"O"`, `"9"`), as in card texts.
 pub(crate) fn swiss_rank<S: serde::Serializer>(rank: &Rank, s: S) -> Result<S::Ok, S::Error> {
@@ -389,7 +365,7 @@ impl JassState {
     /// The cards `seat` holds now, from its card-action-id word.
     #[inline]
     fn hand_cards(&self, seat: usize) -> CardSet {
-        play::unpack_cards(self.packed[seat & 3])
+        unpack_cards(self.packed[seat & 3])
     }
 
     /// Cumulative match scores per team (team 0 = seats 0 and 2).
@@ -471,7 +447,7 @@ impl JassState {
 
     /// Cards `seat` has played in this deal (a card leaves a hand only to be played).
     fn played_by(&self, seat: usize) -> CardSet {
-        play::unpack_cards(self.played_ids(seat))
+        unpack_cards(self.played_ids(seat))
     }
 
     /// [`Self::played_by`] as a word of card-action ids, the form the hands are kept in.

@@ -1,30 +1,13 @@
 //! Trick play (§7 of the rules): rank orders, card points, legal cards, the trick winner,
 //! and the state's steps of laying a card and completing a trick.
 
-use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card};
+use super::{JassGame, JassState, Mode, UndertrumpRule, WYS_BASE, action_card, pack_cards};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Suit};
 
 /// Adds the card actions of `cards`.
 #[inline]
 pub(super) fn insert_cards(set: &mut ActionSet, cards: CardSet) {
     set.insert_bits(0, pack_cards(cards));
-}
-
-/// The card action ids of `cards` as a 36-bit word: the four 9-bit lanes (ranks 6..A).
-#[inline]
-pub(crate) fn pack_cards(cards: CardSet) -> u64 {
-    let b = cards.bits() >> 4;
-    (b & 0x1FF) | (b >> 7 & 0x1FF << 9) | (b >> 14 & 0x1FF << 18) | (b >> 21 & 0x1FF << 27)
-}
-
-/// The cards of a card-action-id word (the inverse of [`pack_cards`]).
-#[inline]
-pub(crate) fn unpack_cards(ids: u64) -> CardSet {
-    let b = ids & 0xF_FFFF_FFFF;
-    CardSet::from_bits(
-        ((b & 0x1FF) | (b & 0x1FF << 9) << 7 | (b & 0x1FF << 18) << 14 | (b & 0x1FF << 27) << 21)
-            << 4,
-    )
 }
 
 /// Trump order U, 9, A, K, O, 10, 8, 7, 6 as a strength per rank bit (higher wins).
