@@ -31,7 +31,6 @@ struct Copy {
     meta: Arc<Meta>,
     live: Live,
     version: u64,
-    record: bool,
     cancel: Arc<AtomicBool>,
 }
 
@@ -85,7 +84,6 @@ async fn copy(hub: &Hub, id: &str) -> Option<Copy> {
         meta: Arc::clone(&m.meta),
         live: m.live.clone(),
         version: m.version,
-        record: m.watched(),
         cancel,
         entry: entry.clone(),
     })
@@ -103,7 +101,9 @@ fn play(hub: &Hub, copy: &Copy) -> Option<Played> {
             || Instant::now() >= move_deadline
     };
     let mut live = copy.live.clone();
-    let mut moves = Moves::new(copy.record);
+    // Always recorded: whether anyone watches is known only at the commit (a Watch may
+    // subscribe while the chunk is played, and must be sent its every move).
+    let mut moves = Moves::new(true);
     let mut chunk = Chunk {
         max_actions: CHUNK_ACTIONS,
         deadline: Some(start + limits.bot_chunk_budget),

@@ -11,6 +11,7 @@ mod concurrency;
 mod errors;
 mod isolation;
 mod play;
+mod watch;
 
 use std::collections::HashMap;
 
