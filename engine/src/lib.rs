@@ -25,6 +25,7 @@
 //! wrap all registered games for callers that choose a game at run time.
 
 mod action_set;
+mod assign;
 pub mod bots;
 mod card_set;
 mod cards;
@@ -36,6 +37,7 @@ mod options;
 mod planes;
 mod registry;
 mod rng;
+pub mod seeds;
 
 pub use card_set::{CardSet, Pack, select_in_word};
 pub use cards::{Card, Rank, Suit};

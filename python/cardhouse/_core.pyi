@@ -171,6 +171,14 @@ def _simulate(
             more than 100,000,000 matches.
         MemoryError: not enough memory for the results.
     """
+def _wilson(wins: float, n: float) -> tuple[float, float]:
+    """The 95% Wilson score interval ``(low, high)`` of ``wins`` successes (a draw counts a
+    half) in ``n`` trials, clamped to ``[0, 1]`` (the engine's, as ``cardhouse simulate``
+    reports it).
+
+    Raises:
+        InvalidOptionError: ``n`` is not positive, or ``wins`` is not in ``[0, n]``.
+    """
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
 def list_games() -> list[str]:

@@ -6,7 +6,7 @@
 //! generator, each seat's bot from its own, both derived from the seed.
 
 use crate::bots::BotKind;
-use crate::{AnyGame, AnyState, Error, Player, SeededRng};
+use crate::{AnyGame, AnyState, Error, Player, SeededRng, seeds};
 
 /// The sides of a game with `players` seats: partnerships (seats `s` and `s + 2`) with four
 /// players, every seat for itself otherwise.
@@ -19,15 +19,6 @@ pub fn num_sides(players: usize) -> usize {
 #[must_use]
 pub fn side_of(seat: usize, players: usize) -> usize {
     seat % num_sides(players)
-}
-
-/// SplitMix64 of two words: independent streams from one seed.
-#[must_use]
-pub fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Plays one match of `game` with `bots[s]` on seat `s`, from `seed`; returns the final
@@ -48,9 +39,9 @@ pub fn play_match(
             allowed: format!("one bot per seat: {} has {n} seats", game.name()),
         });
     }
-    let mut chance = SeededRng::new(mix(seed, 0x00C4_A7CE));
+    let mut chance = SeededRng::new(seeds::arena_chance(seed));
     let mut rngs: Vec<SeededRng> = (0..n)
-        .map(|s| SeededRng::new(mix(seed, 1 + s as u64)))
+        .map(|s| SeededRng::new(seeds::arena_seat(seed, s)))
         .collect();
     let mut state = game.new_initial_state();
     while !state.is_terminal() {
@@ -139,4 +130,36 @@ pub fn side_returns(returns: &[f64], players: usize) -> Vec<f64> {
             sum / count.max(1) as f64
         })
         .collect()
+}
+
+/// The 95% Wilson score interval of `wins` successes (a draw counts a half) in `n > 0`
+/// trials, clamped to `[0, 1]`: how the arena's win rates are reported everywhere
+/// (`cardhouse simulate`, `cardhouse.bots.duplicate`, `cardhouse.ray.simulate`).
+#[must_use]
+pub fn wilson(wins: f64, n: f64) -> (f64, f64) {
+    let z = 1.96f64;
+    let p = wins / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    #[test]
+    fn wilson_intervals_are_the_textbook_ones() {
+        // 60 of 100: Wilson's interval is about 0.502 to 0.691.
+        let (lo, hi) = wilson(60.0, 100.0);
+        assert!(
+            (lo - 0.502_0).abs() < 1e-3 && (hi - 0.690_7).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        assert_eq!(wilson(0.0, 10.0).0, 0.0);
+        assert_eq!(wilson(10.0, 10.0).1, 1.0);
+        let (lo, hi) = wilson(5.0, 10.0);
+        assert!((lo + hi - 1.0).abs() < 1e-12, "symmetric about one half");
+    }
 }

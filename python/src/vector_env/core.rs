@@ -2,28 +2,7 @@
 //! stepping (no Python here; the caller releases the GIL around every call).
 
 use cardhouse::bots::{BotKind, IsmctsConfig, RolloutConfig};
-use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
-
-/// SplitMix64 finalizer.
-const fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The seed of environment `index` of a vector seeded with `seed`.
-pub(crate) const fn env_seed(seed: u64, index: u64) -> u64 {
-    mix(mix(seed).wrapping_add(index))
-}
-
-/// Salt of the bots' generators (kept apart from the chance streams).
-const BOT_SALT: u64 = 0xB075_0B07_5B07_50B0;
-
-/// The seed of the generator of the bot on `seat` of env `index`.
-pub(crate) const fn bot_seed(seed: u64, index: u64, seat: u64) -> u64 {
-    mix(mix(env_seed(seed, index) ^ BOT_SALT).wrapping_add(seat))
-}
+use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng, seeds};
 
 /// One env: its state, its generators and the cached legal set of the state.
 #[derive(Clone, Debug)]
@@ -154,9 +133,9 @@ impl Core {
 
     pub(crate) fn reseed(&mut self, seed: u64) {
         for (i, env) in self.envs.iter_mut().enumerate() {
-            env.rng = SeededRng::new(env_seed(seed, i as u64));
+            env.rng = SeededRng::new(seeds::env_seed(seed, i as u64));
             for (s, r) in env.bot_rngs.iter_mut().enumerate() {
-                *r = SeededRng::new(bot_seed(seed, i as u64, s as u64));
+                *r = SeededRng::new(seeds::env_bot_seed(seed, i as u64, s as u64));
             }
         }
     }

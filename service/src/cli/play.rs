@@ -9,7 +9,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::mix;
+use cardhouse::seeds;
 use cardhouse::{AnyGame, AnyState, Error, Player, SeededRng, Viewer};
 use serde_json::Value;
 
@@ -94,9 +94,9 @@ fn play(
     };
     let game = &session.game;
     let me = session.seat;
-    let mut chance = SeededRng::new(mix(session.seed, 0x00C4_A7CE));
+    let mut chance = SeededRng::new(seeds::arena_chance(session.seed));
     let mut bot_rngs: Vec<SeededRng> = (0..game.num_players())
-        .map(|s| SeededRng::new(mix(session.seed, 1 + s as u64)))
+        .map(|s| SeededRng::new(seeds::arena_seat(session.seed, s)))
         .collect();
     writeln!(
         out,

@@ -8,7 +8,8 @@ use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::{self, mix, num_sides, side_of};
+use cardhouse::bots::arena::{self, num_sides, side_of, wilson};
+use cardhouse::seeds::mix;
 use cardhouse::{AnyGame, Error};
 use serde_json::json;
 
@@ -251,16 +252,6 @@ fn open_gate(gate: &(Mutex<bool>, Condvar)) {
         *open = true;
     }
     gate.1.notify_all();
-}
-
-/// The 95% Wilson score interval of `wins` successes in `n` trials.
-fn wilson(wins: f64, n: f64) -> (f64, f64) {
-    let z = 1.96f64;
-    let p = wins / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// A progress line on stderr when it is a terminal: matches done, matches per second, time

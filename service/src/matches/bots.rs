@@ -7,12 +7,9 @@ use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{AnyGame, Player, Rng, SeededRng};
 
 use crate::clock::now_ms;
-use crate::engine_service::mix;
 use crate::matches::model::{Change, Live, Meta, Moves, apply_counted};
 use crate::pb;
-
-/// Salt that separates bot choices from chance draws of the same move number.
-const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
+use cardhouse::seeds;
 
 /// The bot playing each seat (`None` for humans) of a match of `game` whose IS-MCTS bots
 /// ask for `ismcts_iterations` a move (0: the game's default), held to `max_iterations`.
@@ -112,13 +109,14 @@ pub(super) fn advance(
         done += 1;
         let action = match bot {
             None => {
-                let mut rng = SeededRng::new(mix(meta.seed, state.move_number() as u64));
-                // 53 random bits as a uniform float in [0, 1).
-                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                let mut rng =
+                    SeededRng::new(seeds::move_chance(meta.seed, state.move_number() as u64));
+                let u = seeds::unit_float(rng.next_u64());
                 state.chance_outcome_at(u).ok()
             }
             Some((s, bot)) => {
-                let mut rng = SeededRng::new(mix(meta.seed ^ BOT_SALT, state.move_number() as u64));
+                let mut rng =
+                    SeededRng::new(seeds::move_bot(meta.seed, state.move_number() as u64));
                 match bot {
                     // As before bots of other kinds existed: the same moves for old matches.
                     BotKind::Random => state.legal_actions().choose(&mut rng),
