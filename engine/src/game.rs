@@ -176,6 +176,13 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// Version of the implemented rules; serialized states carry it. It changes whenever a
     /// history could replay differently.
     const RULES_VERSION: u32;
+    /// The cards this game is played with.
+    const PACK: crate::Pack;
+    /// How this game's texts write cards (its views, its action texts).
+    const NOTATION: crate::Notation = crate::Notation::French;
+    /// The trained policies shipped for this game, as `(name, policy file)`: the bot
+    /// `policy:<name>` ([`crate::bots::policy`]). None by default.
+    const POLICIES: &'static [(&'static str, &'static [u8])] = &[];
 
     /// The option specs of this game, in a fixed order.
     fn option_specs() -> &'static [OptionSpec];

@@ -40,7 +40,7 @@ mod rng;
 pub mod seeds;
 
 pub use card_set::{CardSet, Pack, select_in_word};
-pub use cards::{Card, Rank, Suit};
+pub use cards::{Card, Notation, Rank, Suit};
 pub use error::Error;
 pub use game::{
     Action, ActionIter, ActionSet, CHANCE, Game, GameType, MAX_ACTIONS, ObservationSlice, Player,

@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use cardhouse::{AnyGame, AnyState, OptionKind, OptionValue, Options, Player};
+use cardhouse::{
+    AnyGame, AnyState, Card, Notation, OptionKind, OptionValue, Options, Player, Rank, Suit,
+};
 use prost_types::value::Kind;
 
 use crate::error::ApiError;
@@ -95,6 +97,36 @@ pub fn game_description(game: &AnyGame) -> pb::GameDescription {
         min_return: game.min_return(),
         max_return: game.max_return(),
         max_game_length: game.max_game_length().map(|n| n as u64),
+        cards: Some(card_notation(game)),
+    }
+}
+
+/// How `game` writes its cards, and its pack.
+fn card_notation(game: &AnyGame) -> pb::CardNotation {
+    let notation = game.notation();
+    let pack = game.pack().cards();
+    pb::CardNotation {
+        style: notation.name().to_owned(),
+        suits: notation
+            .suits()
+            .iter()
+            .map(|&suit| pb::CardSuit {
+                letter: notation.suit_letter(suit).to_string(),
+                symbol: match notation {
+                    Notation::French => suit.symbol().to_string(),
+                    Notation::Swiss => String::new(),
+                },
+                name: notation.suit_name(suit).to_owned(),
+            })
+            .collect(),
+        ranks: Rank::ALL
+            .iter()
+            .filter(|&&rank| pack.contains(Card::new(rank, Suit::Clubs)))
+            .map(|&rank| pb::CardRank {
+                text: notation.rank_text(rank).to_owned(),
+                name: notation.rank_name(rank).to_owned(),
+            })
+            .collect(),
     }
 }
 

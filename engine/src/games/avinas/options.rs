@@ -117,6 +117,11 @@ impl Game for AvinasGame {
     type State = AvinasState;
     const NAME: &'static str = "avinas";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Piquet32;
+    /// `policy:avinas`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("avinas", include_bytes!("policy.chp"))];
 
     fn option_specs() -> &'static [OptionSpec] {
         SPECS

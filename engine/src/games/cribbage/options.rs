@@ -204,6 +204,11 @@ impl Game for CribbageGame {
     type State = CribbageState;
     const NAME: &'static str = "cribbage";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Full52;
+    /// `policy:cribbage`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("cribbage", include_bytes!("policy.chp"))];
 
     /// Cribbage play-outs are short: 1000 iterations still take under 20 ms a move.
     fn default_ismcts_iterations(&self) -> u32 {

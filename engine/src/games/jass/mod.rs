@@ -94,6 +94,12 @@ impl Game for JassGame {
     type State = JassState;
     const NAME: &'static str = "jass";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Swiss36;
+    const NOTATION: crate::Notation = crate::Notation::Swiss;
+    /// `policy:jass`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("jass", include_bytes!("policy.chp"))];
 
     fn option_specs() -> &'static [OptionSpec] {
         options::SPECS

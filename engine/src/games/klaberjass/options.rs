@@ -141,6 +141,11 @@ impl Game for KlaberjassGame {
     type State = KlaberjassState;
     const NAME: &'static str = "klaberjass";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Piquet32;
+    /// `policy:klaberjass`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("klaberjass", include_bytes!("policy.chp"))];
 
     fn option_specs() -> &'static [OptionSpec] {
         SPECS
