@@ -6,7 +6,8 @@
 //! generator, each seat's bot from its own, both derived from the seed.
 
 use crate::bots::BotKind;
-use crate::{AnyGame, AnyState, Error, Player, SeededRng, seeds};
+use crate::bots::autoplay::{Streams, Until, play_until};
+use crate::{AnyGame, AnyState, Error, SeededRng, seeds};
 
 /// The sides of a game with `players` seats: partnerships (seats `s` and `s + 2`) with four
 /// players, every seat for itself otherwise.
@@ -43,28 +44,22 @@ pub fn play_match(
     let mut rngs: Vec<SeededRng> = (0..n)
         .map(|s| SeededRng::new(seeds::arena_seat(seed, s)))
         .collect();
+    let seated: Vec<Option<BotKind>> = bots.iter().cloned().map(Some).collect();
+    let mut auto = Streams {
+        bots: &seated,
+        chance: &mut chance,
+        seats: &mut rngs,
+    };
     let mut state = game.new_initial_state();
-    while !state.is_terminal() {
-        match state.current_player() {
-            Player::Chance => state.resolve_chance(&mut chance)?,
-            Player::Seat(s) => {
-                let a = choose_any(&state, &bots[s], s, &mut rngs[s], stop)?;
-                state.apply(a)?;
-            }
-            Player::Terminal => break,
-        }
-    }
+    play_until(
+        &mut state,
+        &mut auto,
+        &mut Until {
+            stop: Some(stop),
+            ..Until::default()
+        },
+    )?;
     Ok(state)
-}
-
-fn choose_any(
-    state: &AnyState,
-    bot: &BotKind,
-    seat: usize,
-    rng: &mut SeededRng,
-    stop: &mut dyn FnMut() -> bool,
-) -> Result<crate::Action, Error> {
-    state.bot_action(bot, seat, rng, stop)
 }
 
 /// One duplicate set: the match of `seed` played once per side, the lineup `bots` turned by

@@ -35,6 +35,7 @@
 //! ```
 
 pub mod arena;
+pub mod autoplay;
 pub mod ismcts;
 pub mod policy;
 pub mod random;

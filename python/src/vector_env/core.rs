@@ -1,6 +1,7 @@
 //! The Rust side of `VectorEnv`: the envs, their generators, the bots on their seats, and the
 //! stepping (no Python here; the caller releases the GIL around every call).
 
+use cardhouse::bots::autoplay::{Stopped, Streams, Until, play_until};
 use cardhouse::bots::{BotKind, IsmctsConfig, RolloutConfig};
 use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng, seeds};
 
@@ -356,21 +357,19 @@ fn rollout_env(env: &Env, bot: &BotKind, row: &mut [f32]) -> Result<(), cardhous
     let Player::Seat(seat) = env.state.current_player() else {
         return Ok(());
     };
+    let players = env.bot_rngs.len() - 2;
+    let everyone = vec![Some(bot.clone()); players];
     for a in env.legal.iter() {
         let mut state = env.state.clone();
         let mut chance = env.rng.clone();
         let mut rngs = env.bot_rngs.clone();
         state.apply(a)?;
-        loop {
-            match state.current_player() {
-                Player::Chance => state.resolve_chance(&mut chance)?,
-                Player::Seat(s) => {
-                    let b = state.bot_action(bot, s, &mut rngs[s], &mut || false)?;
-                    state.apply(b)?;
-                }
-                Player::Terminal => break,
-            }
-        }
+        let mut auto = Streams {
+            bots: &everyone,
+            chance: &mut chance,
+            seats: &mut rngs[..players],
+        };
+        play_until(&mut state, &mut auto, &mut Until::default())?;
         if let Some(slot) = row.get_mut(a as usize) {
             *slot = state.returns()[seat] as f32;
         }
@@ -389,21 +388,18 @@ fn advance(
     // A game without any learner decision could loop for ever if every seat were a bot;
     // the constructor refuses that, so some seat always learns.
     loop {
-        match env.state.current_player() {
-            Player::Chance => env.state.resolve_chance(&mut env.rng)?,
-            Player::Terminal => {
+        let mut auto = Streams {
+            bots: sh.bots,
+            chance: &mut env.rng,
+            seats: &mut env.bot_rngs[..sh.dims.players],
+        };
+        match play_until(&mut env.state, &mut auto, &mut Until::default())?.stopped {
+            Stopped::Terminal => {
                 finish(sh.dims, env, i, out);
                 reset_env(sh.game, env);
             }
-            Player::Seat(s) => match &sh.bots[s] {
-                None => return Ok(()),
-                Some(bot) => {
-                    let a = env
-                        .state
-                        .bot_action(bot, s, &mut env.bot_rngs[s], &mut || false)?;
-                    env.state.apply(a)?;
-                }
-            },
+            // A learner seat is to act (no budget was set: nothing else stops the loop).
+            _ => return Ok(()),
         }
     }
 }

@@ -9,6 +9,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use cardhouse::bots::BotKind;
+use cardhouse::bots::autoplay::{Streams, Until, play_until};
 use cardhouse::seeds;
 use cardhouse::{AnyGame, AnyState, Error, Player, SeededRng, Viewer};
 use serde_json::Value;
@@ -111,36 +112,45 @@ fn play(
     )?;
     let mut last_scores: Option<Value> = None;
     let mut before = view_json(state, me)?;
+    // The bots of the other seats; the person's seat decides (the engine's loop stops there).
+    let seated: Vec<Option<BotKind>> = (0..game.num_players())
+        .map(|s| (s != me).then(|| session.bots[s].clone()))
+        .collect();
     while !state.is_terminal() {
         // The move made now, as the person's seat is told of it (`None` for chance).
         let mut told: Option<(usize, String)> = None;
-        match state.current_player() {
-            Player::Chance => {
-                state
-                    .resolve_chance(&mut chance)
-                    .map_err(|e| e.to_string())?;
+        if state.current_player() == Player::Seat(me) {
+            draw_table(state, me, &style, out)?;
+            let Some(action) = ask(state, input, out, &style)? else {
+                writeln!(out, "Bye.")?;
+                return Ok(());
+            };
+            told = Some((me, state.action_to_string(action)));
+            state.apply(action).map_err(|e| e.to_string())?;
+        } else {
+            // One move of chance or of a bot, by the engine's play-until-a-decision loop.
+            let mut auto = Streams {
+                bots: &seated,
+                chance: &mut chance,
+                seats: &mut bot_rngs,
+            };
+            let mut observe = |at: &AnyState, actor: Player, a| {
+                if let Player::Seat(s) = actor {
+                    let text = at
+                        .action_to_string_for(Viewer::Seat(me), a)
+                        .unwrap_or_else(|| "(a move you are not shown)".into());
+                    told = Some((s, text));
+                }
+            };
+            let mut until = Until {
+                max_actions: 1,
+                observe: Some(&mut observe),
+                ..Until::default()
+            };
+            play_until(state, &mut auto, &mut until).map_err(|e: Error| e.to_string())?;
+            if let Some((s, text)) = &told {
+                writeln!(out, "  seat {s} ({}): {text}", session.bots[*s])?;
             }
-            Player::Seat(s) if s == me => {
-                draw_table(state, me, &style, out)?;
-                let Some(action) = ask(state, input, out, &style)? else {
-                    writeln!(out, "Bye.")?;
-                    return Ok(());
-                };
-                told = Some((me, state.action_to_string(action)));
-                state.apply(action).map_err(|e| e.to_string())?;
-            }
-            Player::Seat(s) => {
-                let a = state
-                    .bot_action(&session.bots[s], s, &mut bot_rngs[s], &mut || false)
-                    .map_err(|e: Error| e.to_string())?;
-                let text = state
-                    .action_to_string_for(Viewer::Seat(me), a)
-                    .unwrap_or_else(|| "(a move you are not shown)".into());
-                writeln!(out, "  seat {s} ({}): {text}", session.bots[s])?;
-                told = Some((s, text));
-                state.apply(a).map_err(|e| e.to_string())?;
-            }
-            Player::Terminal => break,
         }
         let view = view_json(state, me)?;
         if deal_ended(&before, &view, state.is_terminal()) {
