@@ -12,6 +12,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p cardhouse --no-deps --locked
 if cargo tree -p cardhouse -e normal --prefix none | grep -E '^(tokio|tonic|prost|pyo3)' ; then
   echo "engine depends on a forbidden crate" >&2; exit 1
 fi
+# No two files import each other, directly or round a circle (a folder's mod.rs and its own
+# children aside): exit status 1 names the circle.
+python3 scripts/module_cycles.py engine/src python/src service/src >/dev/null || {
+  python3 scripts/module_cycles.py engine/src python/src service/src | grep -A8 CIRCLE >&2
+  echo "import circles between files: see above" >&2; exit 1
+}
 # The replica tests (service/tests/replicas/) need a PostgreSQL server (by default
 # postgres://postgres@127.0.0.1:5432/postgres, trust auth; another one with
 # CARDHOUSE_TEST_POSTGRES=<admin URL>). Without one they would skip; here they must run, so a

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::codec::{self, Record};
+use crate::codec::Record;
 use crate::games::for_each_game;
 use crate::{
     Action, ActionSet, Error, Game, GameType, Notation, ObservationSlice, OptionSpec, Options,
@@ -87,7 +87,7 @@ for_each_game!(registry);
 /// Dispatches on the game of an [`AnyGame`]: `$g` is the concrete game in `$e`.
 macro_rules! on_game {
     ($self:expr, $g:ident => $e:expr) => {
-        for_each_game!(match_game $self, $g, $e)
+        $crate::games::for_each_game!(match_game $self, $g, $e)
     };
 }
 
@@ -103,7 +103,7 @@ macro_rules! match_game {
 /// Dispatches on the game of an [`AnyState`]: `$s` is the concrete state in `$e`.
 macro_rules! on_state {
     ($self:expr, $s:ident => $e:expr) => {
-        for_each_game!(match_state $self, $s, $e)
+        $crate::games::for_each_game!(match_state $self, $s, $e)
     };
 }
 
@@ -115,6 +115,8 @@ macro_rules! match_state {
         }
     };
 }
+
+pub(crate) use {match_state, on_state};
 
 /// The names of all registered games.
 #[must_use]
@@ -283,7 +285,7 @@ impl AnyGame {
     /// # Errors
     /// [`Error::Decode`] naming the first entry that does not apply.
     pub fn replay(&self, history: &[Action]) -> Result<AnyState, Error> {
-        on_game!(self, g => codec::replay(g, history).map(AnyState::from))
+        on_game!(self, g => crate::game::replay(g, history).map(AnyState::from))
     }
 
     /// Decodes bytes of a state of *this* game with *these* options.
@@ -529,62 +531,6 @@ impl AnyState {
     #[must_use]
     pub fn public_move_number(&self) -> usize {
         on_state!(self, s => s.public_move_number())
-    }
-
-    /// The action `bot` chooses for `seat` (to act), from what `seat` knows only; see
-    /// [`crate::bots`]. `stop` ends an ISMCTS search early (a time budget; `|| false` for
-    /// none).
-    ///
-    /// # Errors
-    /// As [`crate::bots::choose`].
-    pub fn bot_action<R: Rng + ?Sized>(
-        &self,
-        bot: &crate::bots::BotKind,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Action, Error> {
-        on_state!(self, s => crate::bots::choose(bot, s, seat, rng, stop))
-    }
-
-    /// The root statistics of an ISMCTS search for `seat` (to act), from what `seat` knows
-    /// only: see [`crate::bots::ismcts::search_root`]. Draws from `rng` as the `ismcts` bot
-    /// of the same `config` does.
-    ///
-    /// # Errors
-    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
-    /// [`crate::bots::ismcts::search_root`].
-    pub fn ismcts_root<R: Rng + ?Sized>(
-        &self,
-        config: &crate::bots::IsmctsConfig,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Vec<crate::bots::RootEdge>, Error> {
-        on_state!(self, s => {
-            crate::game::expect_turn(s, seat)?;
-            crate::bots::ismcts::search_root(s, seat, config, rng, stop)
-        })
-    }
-
-    /// The estimates of the `rollout` bot for every legal action of `seat` (to act), from
-    /// what `seat` knows only: see [`crate::bots::rollout::root_values`]. Draws from `rng`
-    /// as the `rollout` bot of the same `config` does.
-    ///
-    /// # Errors
-    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
-    /// [`crate::bots::rollout::root_values`].
-    pub fn rollout_root<R: Rng + ?Sized>(
-        &self,
-        config: &crate::bots::RolloutConfig,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Vec<crate::bots::rollout::ActionValue>, Error> {
-        on_state!(self, s => {
-            crate::game::expect_turn(s, seat)?;
-            crate::bots::rollout::root_values(s, seat, config, rng, stop)
-        })
     }
 
     /// See [`State::deal_outcome`].

@@ -34,6 +34,7 @@
 //! # Ok::<(), cardhouse::Error>(())
 //! ```
 
+mod any_state;
 pub mod arena;
 pub mod autoplay;
 pub mod ismcts;
