@@ -28,6 +28,7 @@ pub mod clock;
 pub mod codec;
 pub mod connections;
 pub mod convert;
+pub mod domain;
 pub mod engine_service;
 pub mod error;
 pub mod fds;

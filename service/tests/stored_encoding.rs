@@ -11,7 +11,8 @@
 //!
 //! Between them the cases hold every seat kind (human, random, heuristic, IS-MCTS bots) and
 //! every status (active, finished, resigned, aborted). Each is read back through the store
-//! (checked as a served match is) and through a server (the status and seats it answers).
+//! (checked as a served match is, its codes decoded into the service's own `Seat` and
+//! `MatchStatus`) and through a server (the status and seats it answers in the API's terms).
 //!
 //! To write the data again (only for a deliberate change of the stored encoding, reviewed as
 //! such; needs PostgreSQL as `tests/replicas/` does):
@@ -23,6 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use cardhouse_server::domain::{BotSeat, MatchStatus, Seat};
 use cardhouse_server::matches::MatchLimits;
 use cardhouse_server::pb;
 use cardhouse_server::pb::matches_client::MatchesClient;
@@ -116,6 +118,32 @@ fn pb_seats(case: &Case) -> Vec<i32> {
         .collect()
 }
 
+/// The seats as the service holds them (written out here, not derived from the service's
+/// own table of codes).
+fn domain_seats(case: &Case) -> Vec<Seat> {
+    case.seats
+        .iter()
+        .map(|&k| match k {
+            HUMAN => Seat::Human,
+            RANDOM => Seat::Bot(BotSeat::Random),
+            HEURISTIC => Seat::Bot(BotSeat::Heuristic),
+            ISMCTS => Seat::Bot(BotSeat::Ismcts),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+/// The status as the service holds it.
+fn domain_status(case: &Case) -> MatchStatus {
+    match case.status {
+        ACTIVE => MatchStatus::Active,
+        FINISHED => MatchStatus::Finished,
+        RESIGNED => MatchStatus::Resigned,
+        ABORTED => MatchStatus::Aborted,
+        _ => unreachable!(),
+    }
+}
+
 /// The status as the API names it.
 fn pb_status(case: &Case) -> i32 {
     (match case.status {
@@ -148,9 +176,11 @@ fn case_named(name: &str) -> &'static Case {
 }
 
 /// What a stored match must read as: checked as a served match is, with the case's seats,
-/// status, resigned seat and bot budget.
+/// status, resigned seat and bot budget, as stored and as the service decodes them.
 fn assert_reads_as(m: &StoredMatch, case: &Case) {
-    let state = check(m).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+    let (state, header) = check(m).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+    assert_eq!(header.seats, domain_seats(case), "{}: seats", case.name);
+    assert_eq!(header.status, domain_status(case), "{}: status", case.name);
     assert_eq!(state.game().name(), case.game, "{}", case.name);
     assert_eq!(m.seats, case.seats, "{}: seats", case.name);
     assert_eq!(m.status, case.status, "{}: status", case.name);
@@ -334,8 +364,9 @@ async fn postgres_rows_of_the_frozen_encoding_read_as_written() {
             .expect("a listed case");
         let case = case_named(name);
         assert_eq!(l.game, case.game, "{name}");
-        assert_eq!(l.seats, case.seats, "{name}: listed seats");
-        assert_eq!(l.status, case.status, "{name}: listed status");
+        let seats: Vec<Seat> = l.seats.iter().map(|s| s.expect("a known seat")).collect();
+        assert_eq!(seats, domain_seats(case), "{name}: listed seats");
+        assert_eq!(l.status, Some(domain_status(case)), "{name}: listed status");
     }
     store.close().await;
 

@@ -7,9 +7,9 @@ use cardhouse::bots::{BotKind, IsmctsConfig};
 use cardhouse::{AnyGame, Player, Rng, SeededRng};
 
 use crate::clock::now_ms;
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::engine_service::mix;
 use crate::matches::model::{Change, Live, Meta, Moves, apply_counted};
-use crate::pb;
 
 /// Salt that separates bot choices from chance draws of the same move number.
 const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
@@ -17,7 +17,7 @@ const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
 /// The bot playing each seat (`None` for humans) of a match of `game` whose IS-MCTS bots
 /// ask for `ismcts_iterations` a move (0: the game's default), held to `max_iterations`.
 pub(super) fn seat_bots(
-    seats: &[pb::SeatKind],
+    seats: &[Seat],
     game: &AnyGame,
     ismcts_iterations: u32,
     max_iterations: u32,
@@ -30,13 +30,13 @@ pub(super) fn seat_bots(
     seats
         .iter()
         .map(|k| match k {
-            pb::SeatKind::RandomBot => Some(BotKind::Random),
-            pb::SeatKind::HeuristicBot => Some(BotKind::Heuristic),
-            pb::SeatKind::IsmctsBot => Some(BotKind::Ismcts(IsmctsConfig {
+            Seat::Bot(BotSeat::Random) => Some(BotKind::Random),
+            Seat::Bot(BotSeat::Heuristic) => Some(BotKind::Heuristic),
+            Seat::Bot(BotSeat::Ismcts) => Some(BotKind::Ismcts(IsmctsConfig {
                 iterations,
                 ..IsmctsConfig::default()
             })),
-            pb::SeatKind::Human | pb::SeatKind::Unspecified => None,
+            Seat::Human => None,
         })
         .collect()
 }
@@ -91,7 +91,7 @@ pub(super) fn advance(
         }
         let bot = match state.current_player() {
             Player::Terminal => {
-                live.status = pb::MatchStatus::Finished;
+                live.status = MatchStatus::Finished;
                 return false;
             }
             Player::Chance => None,
@@ -171,10 +171,10 @@ fn stop_of<'a>(
 /// Ends `live` if it reached the match length limit `max_total` while active: aborted, with
 /// an event saying why. Returns true if it did.
 pub(super) fn enforce_length(live: &mut Live, moves: &mut Moves, max_total: u64) -> bool {
-    if live.status != pb::MatchStatus::Active || (live.state.move_number() as u64) < max_total {
+    if live.status != MatchStatus::Active || (live.state.move_number() as u64) < max_total {
         return false;
     }
-    live.status = pb::MatchStatus::Aborted;
+    live.status = MatchStatus::Aborted;
     live.ended_at_ms = now_ms();
     if moves.record {
         moves.changes.push(Change::Ended {

@@ -70,6 +70,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::domain::{MatchStatus, Seat};
 use crate::metrics::{CommitTimer, StoreFailure, StoreOp, store_commit};
 
 pub use record::{STORED_FORMAT, StoredMatch};
@@ -396,10 +397,11 @@ pub struct Listed {
     pub id: String,
     /// Game name (empty if the stored state does not say).
     pub game: String,
-    /// `pb::SeatKind` per seat.
-    pub seats: Vec<i32>,
-    /// `pb::MatchStatus`.
-    pub status: i32,
+    /// Who plays each seat (`None`: a stored code no seat has, in a damaged header; no seats
+    /// if the header does not decode).
+    pub seats: Vec<Option<Seat>>,
+    /// The status (`None`: a stored code no status has, in a damaged row).
+    pub status: Option<MatchStatus>,
     /// Actions in the match's history.
     pub actions: u64,
     /// Bots or chance are to move.

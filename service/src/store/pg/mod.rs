@@ -91,6 +91,7 @@ use std::time::Duration;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio::sync::{mpsc, watch};
 
+use crate::domain::{MatchStatus, Seat};
 use crate::store::{
     Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
     StoredMatch, Swept,
@@ -362,7 +363,7 @@ impl SharedStore for PgStore {
             let limit = as_i64(limit as u64);
             let rows = self
                 .db
-                .read_seldom(LIST, &[&after, &limit, &include_ended])
+                .read_seldom(LIST, &[&after, &limit, &include_ended, &ACTIVE])
                 .await?;
             Ok(rows
                 .iter()
@@ -374,8 +375,8 @@ impl SharedStore for PgStore {
                     Listed {
                         id: r.get(0),
                         game: game_name(&prefix).unwrap_or_default(),
-                        seats,
-                        status: r.get(3),
+                        seats: seats.into_iter().map(Seat::from_code).collect(),
+                        status: MatchStatus::from_code(r.get(3)),
                         actions: as_u64(r.get(4)),
                         driving: r.get(5),
                         ended_at_ms: as_u64(r.get(6)),
