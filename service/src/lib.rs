@@ -57,4 +57,4 @@ pub mod bench_pb {
     tonic::include_proto!("cardhouse.bench.v1");
 }
 
-pub use server::{Config, StoreConfig, serve};
+pub use server::{Config, DirConfig, PgConfig, StoreConfig, serve};

@@ -29,8 +29,8 @@ use cardhouse_server::matches::MatchLimits;
 use cardhouse_server::pb;
 use cardhouse_server::pb::matches_client::MatchesClient;
 use cardhouse_server::store::check::check;
-use cardhouse_server::store::local::{LocalStore, OpenOptions};
-use cardhouse_server::store::pg::PgStore;
+use cardhouse_server::store::local::{DirConfig, LocalStore};
+use cardhouse_server::store::pg::{PgConfig, PgStore};
 use cardhouse_server::store::{MatchStore, Newer, SharedStore, StoredMatch};
 use cardhouse_server::{Config, StoreConfig};
 use common::postgres::TestDb;
@@ -246,7 +246,7 @@ async fn a_data_directory_of_the_frozen_encoding_reads_as_written() {
     let dir = copy_dir();
     let path = dir.path().to_owned();
     let (store, opened) =
-        tokio::task::spawn_blocking(move || LocalStore::open(&path, OpenOptions::default()))
+        tokio::task::spawn_blocking(move || LocalStore::open(&DirConfig::new(path)))
             .await
             .unwrap()
             .expect("the data directory opens");
@@ -270,7 +270,7 @@ async fn a_data_directory_of_the_frozen_encoding_reads_as_written() {
 
     let dir = copy_dir();
     let server = TestServer::start(Config {
-        store: StoreConfig::Dir(dir.path().to_owned()),
+        store: StoreConfig::Dir(DirConfig::new(dir.path())),
         matches: keep_everything(),
         ..Config::default()
     })
@@ -314,7 +314,13 @@ async fn postgres_rows_of_the_frozen_encoding_read_as_written() {
         return;
     };
     // Creates the schema.
-    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 2,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     let client = db.client().await;
     let rows = pg_rows();
     for (_, f) in &rows {
@@ -371,7 +377,7 @@ async fn postgres_rows_of_the_frozen_encoding_read_as_written() {
     store.close().await;
 
     let server = TestServer::start(Config {
-        store: StoreConfig::Postgres(db.url.clone()),
+        store: StoreConfig::Postgres(PgConfig::new(db.url.clone())),
         matches: keep_everything(),
         ..Config::default()
     })
@@ -490,7 +496,7 @@ async fn regenerate() {
     let dir = out.join("dir");
     let _ = std::fs::remove_dir_all(&dir);
     let server = TestServer::start(Config {
-        store: StoreConfig::Dir(dir.clone()),
+        store: StoreConfig::Dir(DirConfig::new(&dir)),
         ..Config::default()
     })
     .await;
@@ -499,7 +505,7 @@ async fn regenerate() {
 
     let db = TestDb::create().await.expect("PostgreSQL");
     let server = TestServer::start(Config {
-        store: StoreConfig::Postgres(db.url.clone()),
+        store: StoreConfig::Postgres(PgConfig::new(db.url.clone())),
         ..Config::default()
     })
     .await;

@@ -23,7 +23,9 @@ use crate::connections::ConnectionLimits;
 use crate::engine_service::{EngineAccess, EngineLimits};
 use crate::fds;
 use crate::matches::{AllBotMatches, MatchLimits};
-use crate::server::{Config, StoreConfig, serve_with_ready};
+use crate::server::{Config, DirConfig, PgConfig, StoreConfig, serve_with_ready};
+use crate::store::local::DEFAULT_CACHE_BYTES;
+use crate::store::pg::DEFAULT_POOL_SIZE;
 use crate::tls::TlsFiles;
 use crate::web::{Origin, WebConfig};
 
@@ -77,11 +79,11 @@ pub struct ServeArgs {
     )]
     store: Option<String>,
     /// MiB of the data directory's database the server keeps in memory (its page cache).
-    #[arg(long, env = "CARDHOUSE_STORE_CACHE_MB", default_value_t = 32,
+    #[arg(long, env = "CARDHOUSE_STORE_CACHE_MB", default_value_t = (DEFAULT_CACHE_BYTES >> 20) as u64,
           value_parser = clap::value_parser!(u64).range(1..=65_536))]
     store_cache_mb: u64,
     /// Connections each server keeps to the PostgreSQL store (with --store).
-    #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = 16)]
+    #[arg(long, env = "CARDHOUSE_STORE_POOL_SIZE", default_value_t = DEFAULT_POOL_SIZE)]
     store_pool_size: usize,
     /// With --store: `on` sends and listens for PostgreSQL change notices (LISTEN/NOTIFY),
     /// so a Watch sees moves made through other replicas at once; `off` (for databases
@@ -337,16 +339,20 @@ fn engine_access(
 fn config(args: ServeArgs, engine_access: EngineAccess) -> Config {
     Config {
         store: if let Some(url) = args.store {
-            StoreConfig::Postgres(url)
+            StoreConfig::Postgres(PgConfig {
+                url,
+                pool_size: args.store_pool_size,
+                notices: matches!(args.store_notices, OnOff::On),
+            })
         } else if args.in_memory {
             StoreConfig::Memory
         } else {
-            StoreConfig::Dir(args.data_dir)
+            StoreConfig::Dir(DirConfig {
+                path: args.data_dir,
+                cache_bytes: (args.store_cache_mb as usize) << 20,
+                salvage: args.salvage,
+            })
         },
-        store_pool_size: args.store_pool_size,
-        store_cache_bytes: (args.store_cache_mb as usize) << 20,
-        store_notices: matches!(args.store_notices, OnOff::On),
-        salvage: args.salvage,
         max_message_bytes: args.max_message_bytes,
         max_concurrent_streams: args.max_concurrent_streams,
         connections: ConnectionLimits {

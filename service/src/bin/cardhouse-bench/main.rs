@@ -50,7 +50,7 @@ mod tls;
 
 use std::time::Duration;
 
-use cardhouse_server::{Config, StoreConfig};
+use cardhouse_server::{Config, DirConfig, PgConfig, StoreConfig};
 use clap::Parser;
 
 use crate::args::Args;
@@ -99,7 +99,7 @@ async fn main() {
         store: if args.in_memory {
             StoreConfig::Memory
         } else {
-            StoreConfig::Dir(dir.path().to_owned())
+            StoreConfig::Dir(DirConfig::new(dir.path()))
         },
         ..Config::default()
     })
@@ -115,7 +115,7 @@ async fn main() {
             store: if args.in_memory {
                 StoreConfig::Memory
             } else {
-                StoreConfig::Dir(tls_dir.path().to_owned())
+                StoreConfig::Dir(DirConfig::new(tls_dir.path()))
             },
             tls: Some(certs.files.clone()),
             ..Config::default()
@@ -135,13 +135,15 @@ async fn main() {
         });
         pg_about = about;
         let _ = BENCH_DATABASE.set(db.name.clone());
-        let defaults = Config::default();
+        let store = PgConfig::new(db.url.clone());
+        pg_pool_size = args.pg_pool_size.unwrap_or(store.pool_size);
         let config = Config {
-            store: StoreConfig::Postgres(db.url.clone()),
-            store_pool_size: args.pg_pool_size.unwrap_or(defaults.store_pool_size),
-            ..defaults
+            store: StoreConfig::Postgres(PgConfig {
+                pool_size: pg_pool_size,
+                ..store
+            }),
+            ..Config::default()
         };
-        pg_pool_size = config.store_pool_size;
         // One after the other: the first creates the schema.
         let mut replicas = Vec::new();
         for _ in 0..2 {

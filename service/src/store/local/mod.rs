@@ -71,7 +71,7 @@ use std::sync::{Arc, Mutex};
 use redb::{Database, ReadableDatabase};
 
 use layout::{DATABASE, MATCHES, db_error};
-pub use layout::{DEFAULT_CACHE_BYTES, OpenOptions};
+pub use layout::{DEFAULT_CACHE_BYTES, DirConfig};
 use log::LogEntry;
 use writer::{Write, Writes};
 
@@ -95,7 +95,7 @@ impl std::fmt::Debug for LocalStore {
 }
 
 impl LocalStore {
-    /// Opens (or creates) the data directory `dir` and reads every stored match, checking
+    /// Opens (or creates) the data directory `config` names and reads every stored match, checking
     /// everything the module docs list: the matches to serve, and those set aside as
     /// damaged. Blocks; call it from a blocking context inside a Tokio runtime, which runs
     /// the store's committer task.
@@ -105,14 +105,14 @@ impl LocalStore {
     ///
     /// # Panics
     /// Outside a Tokio runtime.
-    pub fn open(dir: &Path, options: OpenOptions) -> Result<(LocalStore, Opened), StoreError> {
-        let (db, log, opened) = recover::open_dir(dir, options)?;
+    pub fn open(config: &DirConfig) -> Result<(LocalStore, Opened), StoreError> {
+        let (db, log, opened) = recover::open_dir(config)?;
         let db = Arc::new(db);
         let writes = Writes::start(Arc::clone(&db), log)?;
         let store = LocalStore {
             writes,
             reader: Mutex::new(Some(db)),
-            path: dir.join(DATABASE),
+            path: config.path.join(DATABASE),
         };
         Ok((store, opened))
     }

@@ -101,6 +101,35 @@ use pool::Db;
 use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
 pub use tls::PgConnect;
 
+/// The connections each replica keeps to PostgreSQL unless configured (`--store-pool-size`).
+pub const DEFAULT_POOL_SIZE: usize = 16;
+
+/// A PostgreSQL store's configuration (`--store`, `--store-pool-size`, `--store-notices`).
+#[derive(Clone, Debug)]
+pub struct PgConfig {
+    /// `postgres://user@host:port/dbname`, with `sslmode` and `sslrootcert` for TLS
+    /// ([`tls`]).
+    pub url: String,
+    /// Connections in the pool (besides one that listens for change notices and one that
+    /// sends them).
+    pub pool_size: usize,
+    /// Send and listen for change notices (`LISTEN`/`NOTIFY`), so that a Watch sees moves
+    /// made through other replicas at once; off, it sees them within a second (its poll).
+    pub notices: bool,
+}
+
+impl PgConfig {
+    /// The database at `url`, with the default pool ([`DEFAULT_POOL_SIZE`]) and notices on.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> PgConfig {
+        PgConfig {
+            url: url.into(),
+            pool_size: DEFAULT_POOL_SIZE,
+            notices: true,
+        }
+    }
+}
+
 /// A connection pool to the database, and the listening task.
 pub struct PgStore {
     db: Db,
@@ -121,7 +150,8 @@ impl std::fmt::Debug for PgStore {
 }
 
 impl PgStore {
-    /// Connects to `url`, migrates the schema, and (with `notices`) starts listening for
+    /// Connects to the database `config` names, migrates the schema, and (with its
+    /// `notices`) starts listening for
     /// change notices and sending its own. A database without `LISTEN` (CockroachDB, for
     /// one) runs without notices, with a warning: then a `Watch` learns of moves made through
     /// other replicas only from the watchers' once-a-second poll.
@@ -129,8 +159,9 @@ impl PgStore {
     /// # Errors
     /// A bad URL, an unreachable database, or a failed migration, with the database's own
     /// message.
-    pub async fn open(url: &str, pool_size: usize, notices: bool) -> Result<PgStore, StoreError> {
-        let connect = PgConnect::parse(url)?;
+    pub async fn open(config: &PgConfig) -> Result<PgStore, StoreError> {
+        let (pool_size, notices) = (config.pool_size, config.notices);
+        let connect = PgConnect::parse(&config.url)?;
         let mut origin = [0u8; 8];
         getrandom::fill(&mut origin).map_err(|e| failed(format!("OS randomness: {e}")))?;
         let origin = u64::from_le_bytes(origin);
