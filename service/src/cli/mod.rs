@@ -3,10 +3,11 @@
 //!
 //! | file | owns | may call |
 //! |---|---|---|
-//! | `serve.rs` | `cardhouse serve`: its flags, the server's `Config` made from them, signals | `mod` |
-//! | `simulate.rs` | `cardhouse simulate`: bots against bots on every core, win rates | `mod` |
-//! | `play.rs` | `cardhouse play`: one seat in the terminal against bots | `mod` |
-//! | `admin.rs` | `cardhouse admin`: the operator's commands against a running server | `mod` |
+//! | `serve.rs` | `cardhouse serve`: its flags, the server's `Config` made from them, signals | — |
+//! | `simulate.rs` | `cardhouse simulate`: bots against bots on every core, win rates | `mod.rs` |
+//! | `play.rs` | `cardhouse play`: one seat in the terminal against bots | `mod.rs` |
+//! | `admin.rs` | `cardhouse admin`: the operator's commands against a running server | `mod.rs` |
+//! | `mod.rs` | what the commands share: options, bots, output, failure | — |
 
 pub mod admin;
 pub mod play;

@@ -6,11 +6,11 @@
 //! so a server without metrics pays nothing measurable. The metrics are the process's
 //! (several servers in one process add up), in one registry of their own.
 //!
-//! | file | owns |
-//! |---|---|
-//! | `mod.rs` | the registry, the recording functions the rest of the server calls, scrape hooks |
-//! | `grpc.rs` | the tower layer counting requests and their latency per method and code |
-//! | `http.rs` | the `/metrics` listener |
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `mod.rs` | the registry, the recording functions the rest of the server calls, scrape hooks | `grpc` |
+//! | `grpc.rs` | the tower layer counting requests and their latency per method and code | `mod.rs` |
+//! | `http.rs` | the `/metrics` listener | `mod.rs` |
 //!
 //! Every series, its type and labels are listed in `service/README.md` ("Metrics"); the
 //! Grafana dashboard `deploy/grafana-dashboard.json` draws them.

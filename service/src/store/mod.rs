@@ -8,6 +8,16 @@
 //! | data directory | [`local`] | a redb database and a move log, one server |
 //! | PostgreSQL | [`pg`] | a database shared by any number of replicas |
 //!
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `mod.rs` | the contract: [`MatchStore`], [`SharedStore`], [`Store`], [`Ack`], the errors | `record` |
+//! | `record.rs` | [`StoredMatch`], the record every backend keeps, and its migrations | — |
+//! | `check.rs` | what a stored match must be to be served; its seats and status decoded | `mod.rs` |
+//! | `open.rs` | [`open::StoreConfig`] (each backend's settings) to a backend: the only file naming them all | `local`, `memory`, `mod.rs`, `pg` |
+//! | `memory.rs` | keeps nothing (tests) | `mod.rs` |
+//! | `local/` | the data directory (folder) | `check`, `mod.rs` |
+//! | `pg/` | PostgreSQL (folder) | `mod.rs` |
+//!
 //! # The contract every store keeps
 //!
 //! The match service writes through [`MatchStore`]: `submit_create` (a new match),

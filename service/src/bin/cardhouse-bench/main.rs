@@ -34,10 +34,19 @@
 //!     --postgres postgres://postgres@127.0.0.1:5432/postgres
 //! ```
 //!
-//! Modules: [`args`] (the command line), [`servers`] (echo and cardhouse servers in this
-//! process), [`postgres`] (the run's database), [`load`] (the load generator), [`phases`]
-//! (what each phase runs and measures), [`cpu`] (CPU accounting from `/proc`), [`report`]
-//! (the tables), [`tls`] (the TLS server's certificate and its clients).
+//! | module | owns | may call |
+//! |---|---|---|
+//! | `main.rs` | the run: the servers started, the phases alternated, the report printed | `args`, `cpu`, `load`, `phases`, `postgres`, `report`, `servers`, `tls` |
+//! | [`args`] | the command line | — |
+//! | [`servers`] | the echo and cardhouse servers in this process | — |
+//! | [`postgres`] | the run's database | — |
+//! | [`load`] | the load generator | `args`, `cpu` |
+//! | [`phases`] | what each phase runs and measures | `args`, `cpu`, `load` |
+//! | [`cpu`] | CPU accounting from `/proc` | — |
+//! | [`report`] | the tables | `cpu`, `load`, `phases` |
+//! | [`tls`] | the TLS server's certificate and its clients | `load` |
+//!
+//! (`tests/module_map.rs` checks this table against the code.)
 
 mod args;
 mod cpu;
@@ -76,7 +85,7 @@ async fn main() {
     // servers take can be told from the clients'.
     let load_runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .thread_name(load::THREAD_NAME)
+        .thread_name(cpu::THREAD_NAME)
         .enable_all()
         .build()
         .unwrap_or_else(|e| exit_with(&format!("the load generator's runtime: {e}")));

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use cardhouse::AnyState;
 
-use crate::store::local::DirConfig;
 use crate::store::local::header;
+use crate::store::local::layout::DirConfig;
 use crate::store::local::layout::SALVAGE_HINT;
 use crate::store::local::log::LogEntry;
 use crate::store::{Damaged, StoreError, StoredMatch};

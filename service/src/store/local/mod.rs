@@ -2,14 +2,15 @@
 //! embedded redb database and an append-only move log, with group commit. An exclusive
 //! store (see [`crate::store`]): every match is read at open.
 //!
-//! | file | concern |
-//! |---|---|
-//! | `layout.rs` | file names, tables, permissions, the salvage option |
-//! | `log.rs` | the move log: record framing, checksums, reading back, appending |
-//! | `header.rs` | a match's header in the database: its checksum, decoding and checks |
-//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) |
-//! | `fold.rs` | the fold of the log into the headers, in memory; matches set aside |
-//! | `writer.rs` | group commit: the committer task and the writer thread |
+//! | file | concern | may call |
+//! |---|---|---|
+//! | `layout.rs` | file names, tables, permissions, the configuration ([`DirConfig`]) | — |
+//! | `log.rs` | the move log: record framing, checksums, reading back, appending | `layout` |
+//! | `header.rs` | a match's header in the database: its checksum, decoding and checks | `log` |
+//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) | `fold`, `header`, `layout`, `log` |
+//! | `fold.rs` | the fold of the log into the headers, in memory; matches set aside | `header`, `layout`, `log` |
+//! | `writer.rs` | group commit: the committer task and the writer thread | `layout`, `log` |
+//! | `mod.rs` | [`LocalStore`]: the contract kept in a data directory | `header`, `layout`, `log`, `recover`, `writer` |
 //!
 //! # Files
 //!

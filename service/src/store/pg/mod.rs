@@ -1,16 +1,17 @@
 //! The PostgreSQL store: matches in a database that any number of `cardhouse serve`
 //! replicas share (`--store postgres://…`).
 //!
-//! | file | concern |
-//! |---|---|
-//! | `schema.rs` | the migrations, applied at start under an advisory lock |
-//! | `sql.rs` | the statements, and the columns of a stored match |
-//! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement |
-//! | `changes.rs` | the changes of matches, written in batches |
-//! | `loads.rs` | loads and revalidations, read in batches |
-//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep |
-//! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas |
-//! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection |
+//! | file | concern | may call |
+//! |---|---|---|
+//! | `schema.rs` | the migrations, applied at start under an advisory lock | `sql`, `tls` |
+//! | `sql.rs` | the statements, and the columns of a stored match | — |
+//! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement | — |
+//! | `changes.rs` | the changes of matches, written in batches | `pool`, `sql` |
+//! | `loads.rs` | loads and revalidations, read in batches | `pool`, `sql` |
+//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep | `sql` |
+//! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas | `sql`, `tls` |
+//! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection | `sql` |
+//! | `mod.rs` | [`PgStore`] and its configuration ([`PgConfig`]): the contract kept in PostgreSQL | `batch`, `changes`, `loads`, `notices`, `pool`, `schema`, `sql`, `tls` |
 //!
 //! # Schema
 //!
