@@ -1,4 +1,5 @@
-//! Conversions between engine values and protobuf messages.
+//! Conversions between engine values (and the match's own facts, [`crate::domain`]) and
+//! protobuf messages.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -7,6 +8,7 @@ use cardhouse::{
 };
 use prost_types::value::Kind;
 
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::error::ApiError;
 use crate::pb;
 
@@ -23,6 +25,41 @@ pub fn options_to_pb(options: &Options) -> HashMap<String, String> {
         .iter()
         .map(|(k, v)| (k.clone(), v.to_string()))
         .collect()
+}
+
+/// A seat kind of the API as the service's own seat; `None` for `SEAT_KIND_UNSPECIFIED` and
+/// numbers the API does not define.
+#[must_use]
+pub fn seat_from_pb(kind: i32) -> Option<Seat> {
+    match pb::SeatKind::try_from(kind).ok()? {
+        pb::SeatKind::Unspecified => None,
+        pb::SeatKind::Human => Some(Seat::Human),
+        pb::SeatKind::RandomBot => Some(Seat::Bot(BotSeat::Random)),
+        pb::SeatKind::HeuristicBot => Some(Seat::Bot(BotSeat::Heuristic)),
+        pb::SeatKind::IsmctsBot => Some(Seat::Bot(BotSeat::Ismcts)),
+    }
+}
+
+/// A seat as the API's seat kind.
+#[must_use]
+pub fn seat_to_pb(seat: Seat) -> pb::SeatKind {
+    match seat {
+        Seat::Human => pb::SeatKind::Human,
+        Seat::Bot(BotSeat::Random) => pb::SeatKind::RandomBot,
+        Seat::Bot(BotSeat::Heuristic) => pb::SeatKind::HeuristicBot,
+        Seat::Bot(BotSeat::Ismcts) => pb::SeatKind::IsmctsBot,
+    }
+}
+
+/// A match status as the API's.
+#[must_use]
+pub fn status_to_pb(status: MatchStatus) -> pb::MatchStatus {
+    match status {
+        MatchStatus::Active => pb::MatchStatus::Active,
+        MatchStatus::Finished => pb::MatchStatus::Finished,
+        MatchStatus::Resigned => pb::MatchStatus::Resigned,
+        MatchStatus::Aborted => pb::MatchStatus::Aborted,
+    }
 }
 
 pub fn player_to_pb(p: Player) -> pb::Player {
@@ -260,5 +297,25 @@ mod tests {
             assert_eq!(a.encode_to_vec(), bare.encode_to_vec());
             assert_eq!(a.probability, None);
         }
+    }
+
+    #[test]
+    fn seats_and_statuses_convert_both_ways_and_unspecified_is_no_seat() {
+        for seat in Seat::ALL {
+            assert_eq!(seat_from_pb(seat_to_pb(seat) as i32), Some(seat));
+        }
+        assert_eq!(seat_from_pb(pb::SeatKind::Unspecified as i32), None);
+        assert_eq!(seat_from_pb(99), None);
+        let statuses: Vec<pb::MatchStatus> =
+            MatchStatus::ALL.iter().map(|&s| status_to_pb(s)).collect();
+        assert_eq!(
+            statuses,
+            [
+                pb::MatchStatus::Active,
+                pb::MatchStatus::Finished,
+                pb::MatchStatus::Resigned,
+                pb::MatchStatus::Aborted
+            ]
+        );
     }
 }

@@ -7,12 +7,74 @@
 //! be piped (tests do).
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
 
 use cardhouse::bots::BotKind;
 use cardhouse::bots::autoplay::{Streams, Until, play_until};
 use cardhouse::seeds;
 use cardhouse::{AnyGame, AnyState, Error, Player, SeededRng, Viewer};
 use serde_json::Value;
+
+/// The arguments of `cardhouse play`.
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
+    /// The game (`jass`, ...).
+    game: String,
+    /// Game options as KEY=VALUE (several, or comma-separated).
+    #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Your seat.
+    #[arg(long, default_value_t = 0)]
+    seat: usize,
+    /// The bots of the other seats, comma-separated (your seat's entry is ignored), as for
+    /// `simulate --bots` (`policy:GAME` plays the trained policy shipped for the game).
+    #[arg(long, default_value = "heuristic")]
+    bots: String,
+    /// Seed of the deals and the bots (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+/// Runs `cardhouse play` on standard input and output; exits 2 with the reason for bad
+/// arguments or a failed session.
+#[must_use]
+pub fn command(args: &PlayArgs) -> ExitCode {
+    let game = match super::game(&args.game, &args.options) {
+        Ok(g) => g,
+        Err(e) => return super::fail(&e),
+    };
+    let n = game.num_players();
+    if args.seat >= n {
+        return super::fail(&format!(
+            "--seat {}: {} has seats 0 to {}",
+            args.seat,
+            game.name(),
+            n - 1
+        ));
+    }
+    let bots = match super::bots(&args.bots, &game) {
+        Ok(b) => b,
+        Err(e) => return super::fail(&e),
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let session = Session {
+        game,
+        seat: args.seat,
+        bots,
+        seed,
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    match run(&session, &mut input, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => super::fail(&e),
+    }
+}
 
 /// A session's setup.
 #[derive(Clone, Debug)]

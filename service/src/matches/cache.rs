@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::model::Match;
 use crate::matches::stored::{adopt, resume};
-use crate::pb;
 use crate::store::{Damaged, Loaded, Newer, Store, StoreError, StoredMatch};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
@@ -28,7 +28,7 @@ const CACHE_IDLE: Duration = Duration::from_secs(60);
 pub(super) struct Ended {
     /// When it ended (Unix milliseconds).
     pub(super) at_ms: u64,
-    pub(super) status: pb::MatchStatus,
+    pub(super) status: MatchStatus,
     /// Its game (empty if it ended before this process started) and length.
     pub(super) game: &'static str,
     pub(super) actions: u64,
@@ -39,7 +39,7 @@ pub(super) struct Ended {
 
 impl Ended {
     /// A match read back at start: when and how it ended.
-    pub(super) fn stored(at_ms: u64, status: pb::MatchStatus) -> Ended {
+    pub(super) fn stored(at_ms: u64, status: MatchStatus) -> Ended {
         Ended {
             at_ms,
             status,
@@ -281,7 +281,7 @@ impl Cache {
         };
         table.retain(|_, m| match m.try_lock() {
             Ok(m) => {
-                let ended = m.live.status != pb::MatchStatus::Active;
+                let ended = m.live.status != MatchStatus::Active;
                 if ended && !shared {
                     self.index_ended(&m);
                 }
@@ -295,7 +295,7 @@ impl Cache {
     /// After a change of `m` was committed: an ended match is indexed for retention and,
     /// unless someone watches it, leaves memory when the store keeps its record.
     pub(super) fn settle(&self, m: &Match) {
-        if m.live.status == pb::MatchStatus::Active {
+        if m.live.status == MatchStatus::Active {
             return;
         }
         if !self.store.is_shared() {

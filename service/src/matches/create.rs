@@ -6,14 +6,15 @@ use std::sync::Arc;
 use cardhouse::AnyGame;
 
 use crate::auth::hash_token;
-use crate::convert::{game_info, options_from_pb};
+use crate::convert::{game_info, options_from_pb, seat_from_pb};
+use crate::domain::{MatchStatus, Seat};
 use crate::error::{ApiError, guard};
 use crate::matches::bots::{Chunk, advance, enforce_length, seat_bots};
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
-use crate::matches::model::{Live, Match, Meta, Moves, seat_kind};
+use crate::matches::model::{Live, Match, Meta, Moves};
 use crate::matches::stored::stored;
 use crate::matches::views::{Role, match_view};
 use crate::pb;
@@ -34,8 +35,8 @@ pub(super) async fn create(
     writable(&hub.store)?;
     let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
     let n = game.num_players();
-    let seats: Vec<pb::SeatKind> = if req.seats.is_empty() {
-        vec![pb::SeatKind::Human; n]
+    let seats: Vec<Seat> = if req.seats.is_empty() {
+        vec![Seat::Human; n]
     } else {
         if req.seats.len() != n {
             return Err(ApiError::InvalidArgument(format!(
@@ -46,12 +47,13 @@ pub(super) async fn create(
         }
         req.seats
             .iter()
-            .map(|&k| match seat_kind(k) {
-                pb::SeatKind::Unspecified => Err(ApiError::InvalidArgument(format!(
-                    "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
-                     SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
-                ))),
-                kind => Ok(kind),
+            .map(|&k| {
+                seat_from_pb(k).ok_or_else(|| {
+                    ApiError::InvalidArgument(format!(
+                        "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
+                         SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
+                    ))
+                })
             })
             .collect::<Result<_, _>>()?
     };
@@ -67,7 +69,7 @@ pub(super) async fn create(
             )));
         }
     };
-    if !seats.contains(&pb::SeatKind::Human) {
+    if !seats.contains(&Seat::Human) {
         match hub.limits.all_bot_matches {
             AllBotMatches::Allow => {}
             AllBotMatches::Operator if operator => {}
@@ -94,7 +96,7 @@ pub(super) async fn create(
     let seat_tokens = seats
         .iter()
         .map(|k| match k {
-            pb::SeatKind::Human => random_hex().map(Some),
+            Seat::Human => random_hex().map(Some),
             _ => Ok(None),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -116,7 +118,7 @@ pub(super) async fn create(
     });
     let mut live = Live {
         state: game.new_initial_state(),
-        status: pb::MatchStatus::Active,
+        status: MatchStatus::Active,
         resigned_seat: None,
         known: vec![0; n + 1],
         ended_at_ms: 0,

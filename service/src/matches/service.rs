@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{Mutex, watch};
 
 use crate::clock::now_ms;
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::{Cache, Ended};
@@ -16,12 +17,10 @@ use crate::matches::gauges;
 use crate::matches::handoff::Handoff;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
-use crate::matches::model::status_of;
 use crate::matches::pool::BotPool;
 use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
-use crate::pb;
 use crate::store::{Damaged, Opened, Store};
 
 /// The Matches service.
@@ -50,9 +49,11 @@ impl MatchesService {
         let mut driving = Vec::new();
         for s in opened.matches {
             let id = s.id.clone();
-            // Ended matches stay in the store (read back when asked for): only indexed.
-            let status = status_of(s.status, false);
-            if status != pb::MatchStatus::Active {
+            // Ended matches stay in the store (read back when asked for): only indexed. A
+            // status no match has is left to `resume`, whose checks set the match aside.
+            if let Some(status) = MatchStatus::from_code(s.status)
+                && status != MatchStatus::Active
+            {
                 // Ended before retention was recorded: its retention starts now.
                 let at = if s.ended_at_ms == 0 {
                     now_ms()
@@ -80,7 +81,7 @@ impl MatchesService {
                     continue;
                 }
             };
-            if m.live.status != pb::MatchStatus::Active {
+            if m.live.status != MatchStatus::Active {
                 ended.insert(id, Ended::stored(m.live.ended_at_ms, m.live.status));
                 continue;
             }

@@ -5,7 +5,10 @@
 use cardhouse::{Action, AnyState, Player, Viewer};
 
 use crate::auth::{hash_token, same};
-use crate::convert::{json_to_struct, player_legal_actions, player_to_pb};
+use crate::convert::{
+    json_to_struct, player_legal_actions, player_to_pb, seat_to_pb, status_to_pb,
+};
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::model::{Live, Meta};
 use crate::pb;
@@ -63,14 +66,14 @@ pub(super) fn match_view_with(
         Role::Owner => (pb::Role::Owner, 0, live.known[n]),
         Role::Spectator => (pb::Role::Spectator, 0, live.known[n]),
     };
-    let my_turn = live.status == pb::MatchStatus::Active
+    let my_turn = live.status == MatchStatus::Active
         && matches!(role, Role::Seat(s) if state.current_player() == Player::Seat(s));
     let legal_actions = if my_turn {
         player_legal_actions(state)
     } else {
         Vec::new()
     };
-    let current = if live.status == pb::MatchStatus::Active {
+    let current = if live.status == MatchStatus::Active {
         state.current_player()
     } else {
         Player::Terminal
@@ -80,7 +83,7 @@ pub(super) fn match_view_with(
         game: with_view.then(|| meta.game.clone()),
         role: pb_role as i32,
         seat: matches!(role, Role::Seat(_)).then_some(seat as u32),
-        status: live.status as i32,
+        status: status_to_pb(live.status) as i32,
         current_player: Some(player_to_pb(current)),
         move_number: known,
         legal_actions,
@@ -90,7 +93,7 @@ pub(super) fn match_view_with(
             None
         },
         returns: state.returns().to_vec(),
-        seats: meta.seats.iter().map(|&k| k as i32).collect(),
+        seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
         resigned_seat: live.resigned_seat,
     })
 }
@@ -123,7 +126,7 @@ pub(super) fn event(
     after: &Live,
     light: bool,
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
-    let ended = after.status != pb::MatchStatus::Active;
+    let ended = after.status != MatchStatus::Active;
     let whole = !light || ended || after.state.deal_outcome().is_some();
     let view = match_view_with(meta, after, role, whole)?;
     Ok((

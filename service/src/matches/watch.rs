@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
 use tonic::Status;
 
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Meta, step};
@@ -41,7 +42,7 @@ pub(super) async fn watch(
             },
             snapshot,
             m.changes.subscribe(),
-            m.live.status != pb::MatchStatus::Active,
+            m.live.status != MatchStatus::Active,
         )
     };
     let (tx, out) = mpsc::channel(64);
