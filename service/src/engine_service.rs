@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use cardhouse::{AnyState, Rng, SeededRng, Viewer};
 use tonic::{Request, Response, Status};
 
+use crate::bot_action::{BotLimits, bot_action};
 use crate::convert::{
     decode_state, game_description, json_to_struct, legal_actions, options_from_pb, player_to_pb,
 };
@@ -23,6 +24,9 @@ pub struct EngineLimits {
     /// Largest response: a BatchStep whose results would not fit stops early with
     /// RESOURCE_EXHAUSTED instead of building it (its memory).
     pub max_response_bytes: usize,
+    /// The thinking a BotAction may take: [`crate::serve`] gives it the limits of the
+    /// server's bot seats ([`crate::matches::MatchLimits`]).
+    pub bots: BotLimits,
 }
 
 impl Default for EngineLimits {
@@ -31,6 +35,7 @@ impl Default for EngineLimits {
             max_batch_states: 100_000,
             max_batch_actions: 50_000_000,
             max_response_bytes: 16 * 1024 * 1024,
+            bots: BotLimits::default(),
         }
     }
 }
@@ -504,6 +509,20 @@ impl Engine for EngineService {
                 view: Some(json_to_struct(state.view(viewer)?)),
             })
         }))
+    }
+
+    async fn bot_action(&self, req: Request<pb::BotActionRequest>) -> Reply<pb::BotActionResponse> {
+        let req = req.into_inner();
+        let limits = self.limits.bots.clone();
+        let cancel = Cancel::default();
+        let _on_drop = CancelOnDrop(cancel.clone());
+        // A search takes up to the move time: run it off the async workers.
+        let out = tokio::task::spawn_blocking(move || {
+            guard(|| bot_action(&req, &limits, &|| cancel.is_set()))
+        })
+        .await
+        .unwrap_or_else(|e| Err(ApiError::Internal(format!("bot task failed: {e}"))));
+        self.reply(out)
     }
 
     async fn batch_step(&self, req: Request<pb::BatchStepRequest>) -> Reply<pb::BatchStepResponse> {

@@ -92,6 +92,7 @@ fn engine_code(err: &cardhouse::Error) -> Code {
         | E::UnknownOption { .. }
         | E::InvalidOption { .. }
         | E::InvalidBot { .. }
+        | E::InvalidPolicy { .. }
         | E::UnknownAction { .. }
         | E::UnparsableAction { .. }
         | E::InvalidSeat { .. }
@@ -99,7 +100,9 @@ fn engine_code(err: &cardhouse::Error) -> Code {
         | E::Decode(_)
         | E::RulesVersion { .. } => Code::InvalidArgument,
         E::IllegalAction { .. } | E::GameOver | E::WrongNode(_) => Code::FailedPrecondition,
-        // The service sizes every buffer itself and never resamples: these are bugs here.
+        // The service sizes every buffer itself, and its bots resample only states the
+        // engine replayed (consistent by construction, and a search falls back to the
+        // heuristic): these are bugs here.
         E::BufferSize { .. } | E::ResampleFailed { .. } => Code::Internal,
         // A variant added to the engine after this mapping was written.
         _ => Code::Internal,
