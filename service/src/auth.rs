@@ -1,5 +1,5 @@
-//! Credentials: bearer tokens from request metadata, tokens at rest as hashes, constant-time
-//! comparison.
+//! Credentials: new tokens, bearer tokens from request metadata, tokens at rest as hashes,
+//! constant-time comparison.
 //!
 //! Tokens are 128 random bits from the operating system, so a plain SHA-256 is enough to
 //! make the stored form useless to whoever reads the data directory (no salt or slow hash
@@ -24,6 +24,16 @@ pub fn hash_token(token: &str) -> String {
         out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     out
+}
+
+/// A new token (or match id): 128 random bits from the operating system, as 32 hex digits.
+///
+/// # Errors
+/// `INTERNAL` if the operating system gives no randomness.
+pub fn random_token() -> Result<String, ApiError> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("OS randomness: {e}")))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
 /// Constant-time equality of two strings (of hashes: their lengths are public).

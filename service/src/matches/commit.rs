@@ -9,7 +9,7 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Match, Moves, bots_to_move};
+use crate::matches::model::{Live, Match, Meta, Moves, bots_to_move};
 use crate::matches::stored::stored;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
@@ -37,14 +37,26 @@ pub(super) fn submit(
     moves: &Moves,
     snapshot: bool,
 ) -> Result<Ack, ApiError> {
+    submit_as(store, m, &m.meta, live, moves, snapshot)
+}
+
+/// [`submit`], with `meta` as the match's fixed facts after the change.
+fn submit_as(
+    store: &Store,
+    m: &Match,
+    meta: &Meta,
+    live: &Live,
+    moves: &Moves,
+    snapshot: bool,
+) -> Result<Ack, ApiError> {
     let change = StoreChange {
         id: &m.meta.id,
         version: m.version,
         from: m.live.state.move_number() as u64,
         actions: &moves.actions,
         snapshot,
-        stored: &|| stored(&m.meta, live),
-        driving: live.status == MatchStatus::Active && bots_to_move(&m.meta, live),
+        stored: &|| stored(meta, live),
+        driving: live.status == MatchStatus::Active && bots_to_move(meta, live),
     };
     store.submit_change(&change).map_err(|e| {
         tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
@@ -71,7 +83,30 @@ pub(super) async fn commit(
     apply_after(m, Some((live, moves)), result, store.is_shared())
 }
 
-/// request is dropped while it waits (the client cancelled, or its deadline passed), `Drop`
+/// Stores match `m` with `meta` as its fixed facts (a spectator token issued: no action,
+/// the whole match written, which every store takes as a new header), then makes them the
+/// match's. Called only from tasks that run to their end (see [`commit`]).
+///
+/// # Errors
+/// As [`apply_after`].
+pub(super) async fn commit_meta(
+    store: &Store,
+    m: &mut Match,
+    meta: Arc<Meta>,
+) -> Result<(), ApiError> {
+    let live = m.live.clone();
+    let moves = Moves::default();
+    let result = submit_as(store, m, &meta, &live, &moves, true)?
+        .wait()
+        .await;
+    apply_after(m, Some((live, moves)), result, store.is_shared())?;
+    m.meta = meta;
+    Ok(())
+}
+
+/// An `Act`'s change whose write is queued, with the match's lock: [`PendingCommit::finish`]
+/// waits for the write and applies the change. If the request is dropped while it waits
+/// (the client cancelled, or its deadline passed), `Drop`
 /// hands the rest to a task: it waits for the write and applies the change (or, if the write
 /// failed, leaves the match as it was), holding the match's lock throughout. So the durable
 /// and the in-memory match never differ, and the common path needs no task of its own.

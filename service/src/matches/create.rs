@@ -1,11 +1,11 @@
-//! `CreateMatch`: the request checked, the seats' tokens made (and stored only as hashes),
+//! `CreateMatch`: the request checked, the tokens made (and stored only as hashes),
 //! the first chance and bot moves played, and the match stored before it is acknowledged.
 
 use std::sync::Arc;
 
 use cardhouse::AnyGame;
 
-use crate::auth::hash_token;
+use crate::auth::{hash_token, random_token};
 use crate::convert::{game_info, options_from_pb, seat_from_pb};
 use crate::domain::{MatchStatus, Seat};
 use crate::error::{ApiError, guard};
@@ -14,7 +14,8 @@ use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
-use crate::matches::model::{Live, Match, Meta, Moves};
+use crate::matches::model::{Live, Match, Meta, Moves, SpectatorToken};
+use crate::matches::spectators::{MAX_CREATE_DELAYS, spectator_delay};
 use crate::matches::stored::stored;
 use crate::matches::views::{Role, match_view};
 use crate::pb;
@@ -24,7 +25,7 @@ use crate::store::StoreError;
 /// carries the operator credential).
 ///
 /// # Errors
-/// A bad game, option, seat list or bot budget (`INVALID_ARGUMENT`), an all-bot match where
+/// A bad game, option, seat list, bot budget or spectator delay (`INVALID_ARGUMENT`), an all-bot match where
 /// the server does not allow one (`PERMISSION_DENIED`), the match limit
 /// (`RESOURCE_EXHAUSTED`), or a store that failed.
 pub(super) async fn create(
@@ -69,6 +70,18 @@ pub(super) async fn create(
             )));
         }
     };
+    if req.spectator_delays.len() > MAX_CREATE_DELAYS {
+        return Err(ApiError::InvalidArgument(format!(
+            "`spectator_delays` has {} entries; at most {MAX_CREATE_DELAYS} delayed spectator \
+             tokens are made with a match (IssueSpectatorToken makes more)",
+            req.spectator_delays.len()
+        )));
+    }
+    let delays = req
+        .spectator_delays
+        .iter()
+        .map(|&d| spectator_delay("spectator_delays", d))
+        .collect::<Result<Vec<u32>, _>>()?;
     if !seats.contains(&Seat::Human) {
         match hub.limits.all_bot_matches {
             AllBotMatches::Allow => {}
@@ -96,14 +109,18 @@ pub(super) async fn create(
     let seat_tokens = seats
         .iter()
         .map(|k| match k {
-            Seat::Human => random_hex().map(Some),
+            Seat::Human => random_token().map(Some),
             _ => Ok(None),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let owner_token = random_hex()?;
-    let spectator_token = random_hex()?;
+    let owner_token = random_token()?;
+    let spectator_token = random_token()?;
+    let delayed_tokens = delays
+        .iter()
+        .map(|&delay| Ok((delay, random_token()?)))
+        .collect::<Result<Vec<_>, ApiError>>()?;
     let meta = Arc::new(Meta {
-        id: random_hex()?,
+        id: random_token()?,
         game: game_info(&game),
         seed,
         bots: seat_bots(&seats, &game, ismcts_iterations, max_iterations),
@@ -115,6 +132,13 @@ pub(super) async fn create(
             .collect(),
         owner_token: hash_token(&owner_token),
         spectator_token: hash_token(&spectator_token),
+        spectators: delayed_tokens
+            .iter()
+            .map(|(delay, t)| SpectatorToken {
+                token: hash_token(t),
+                delay: *delay,
+            })
+            .collect(),
     });
     let mut live = Live {
         state: game.new_initial_state(),
@@ -169,6 +193,10 @@ pub(super) async fn create(
         spectator_token,
         seed,
         view: Some(view),
+        delayed_spectator_tokens: delayed_tokens
+            .into_iter()
+            .map(|(delay, token)| pb::DelayedSpectatorToken { delay, token })
+            .collect(),
     };
     tracing::info!(match_id = %meta.id, game = %meta.game.name, "match created");
     hub.cache
@@ -179,13 +207,6 @@ pub(super) async fn create(
         drive(hub, meta.id.clone());
     }
     Ok(response)
-}
-
-/// 128 random bits from the OS, as 32 hex digits.
-fn random_hex() -> Result<String, ApiError> {
-    let mut b = [0u8; 16];
-    getrandom::fill(&mut b).map_err(|e| ApiError::Internal(format!("OS randomness: {e}")))?;
-    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
 fn random_u64() -> Result<u64, ApiError> {

@@ -18,6 +18,7 @@ use crate::matches::create::create;
 use crate::matches::play::{act, end, get_view};
 use crate::matches::records::record;
 use crate::matches::service::MatchesService;
+use crate::matches::spectators::issue;
 use crate::matches::watch::watch;
 use crate::pb;
 use crate::pb::matches_server::Matches;
@@ -122,6 +123,17 @@ impl Matches for MatchesService {
         let req = req.into_inner();
         let view = detached(async move { end(&hub, &token, &req.match_id, None).await }).await?;
         Ok(Response::new(pb::AbortMatchResponse { view: Some(view) }))
+    }
+
+    async fn issue_spectator_token(
+        &self,
+        req: Request<pb::IssueSpectatorTokenRequest>,
+    ) -> Reply<pb::IssueSpectatorTokenResponse> {
+        let hub = Arc::clone(&self.hub);
+        let token = bearer(req.metadata())?;
+        let req = req.into_inner();
+        let issued = detached(async move { issue(&hub, &token, &req).await }).await?;
+        Ok(Response::new(issued))
     }
 
     async fn describe_games(

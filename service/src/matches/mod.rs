@@ -7,13 +7,15 @@
 //!
 //! | file | owns | may call |
 //! |---|---|---|
-//! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `create`, `play`, `records`, `service`, `watch` |
+//! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `create`, `play`, `records`, `service`, `spectators`, `watch` |
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `cache`, `hub`, `model`, `play`, `records`, `service`, `views` |
 //! | `service.rs` | building the service: resuming matches, starting their bots | `admission`, `cache`, `driver`, `gauges`, `handoff`, `hub`, `limits`, `pool`, `replicas`, `retention`, `stored` |
-//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `stored`, `views` |
-//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `stored`, `views` |
-//! | `records.rs` | `GetRecord` | `hub`, `views` |
-//! | `watch.rs` | `Watch`: each stream's task and its events | `hub`, `model`, `views` |
+//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `spectators`, `stored`, `views` |
+//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `spectators`, `stored`, `views` |
+//! | `records.rs` | `GetRecord` | `hub`, `spectators` |
+//! | `spectators.rs` | `IssueSpectatorToken`, the delays allowed, a token's role (looked up again in a shared store) | `commit`, `hub`, `model`, `views` |
+//! | `watch.rs` | `Watch`: each stream's task and its events | `delayed`, `hub`, `model`, `spectators`, `views` |
+//! | `delayed.rs` | a delayed spectator's Watch stream: the prefix shown, the actions waiting | `model` |
 //! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `cache`, `commit`, `hub`, `model` |
 //! | `pool.rs` | the bot worker threads, one job per match in turn | — |
 //! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `commit`, `hub`, `play` |
@@ -22,11 +24,11 @@
 //! | `hub.rs` | the state every request shares | `admission`, `cache`, `handoff`, `limits`, `pool` |
 //! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `stored` |
 //! | `admission.rs` | the match limit, reserved before creation | — |
-//! | `commit.rs` | a change stored, then applied in memory and broadcast | `model`, `stored` |
-//! | `views.rs` | redaction: roles, views, texts and events for each viewer, in the API's terms | `model` |
+//! | `commit.rs` | a change stored, then applied in memory and broadcast (a new header too: a token issued) | `model`, `stored` |
+//! | `views.rs` | redaction: roles, views, texts and events for each viewer (a delayed spectator's of the prefix it is shown), in the API's terms | `model` |
 //! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model` |
 //! | `stored.rs` | a match to and from its stored form, checked when read | `bots`, `model` |
-//! | `model.rs` | the match in memory (its seats and status as [`crate::domain`] has them), moves, move numbers | — |
+//! | `model.rs` | the match in memory (its seats and status as [`crate::domain`] has them), moves, move numbers, the prefix a delayed spectator is shown | — |
 //! | `limits.rs` | the service's limits (the server's flags) | — |
 //! | `gauges.rs` | the live-matches gauge, counted at each metrics scrape | `hub` |
 //! | `mod.rs` | the module's face: `MatchesService`, `AdminService`, the limits | `admin`, `limits`, `service` |
@@ -41,6 +43,12 @@
 //! it grows with every action of the seat itself, so a retried or stale `Act` is always
 //! `ABORTED`, even for private actions that leave the same seat to move.
 //!
+//! **Delayed spectators.** A delayed spectator token sees every hand (the engine's
+//! omniscient view), of the match's history up to `k = max(n - delay, e)` only (`n` its
+//! length, `e` its length at the end of the last deal that has ended), and the whole match
+//! once it has ended (`model::shown`); its move number is `k`. Its Watch stream shows the
+//! same prefixes one action at a time (`delayed.rs`).
+//!
 //! **Randomness.** Chance and bot choices use the engine's reference generator seeded from
 //! (match seed, move number), so a restarted server continues exactly as it would have.
 //!
@@ -53,6 +61,7 @@ mod bots;
 mod cache;
 mod commit;
 mod create;
+mod delayed;
 mod driver;
 mod gauges;
 mod handlers;
@@ -66,6 +75,7 @@ mod records;
 mod replicas;
 mod retention;
 mod service;
+mod spectators;
 mod stored;
 mod views;
 mod watch;

@@ -17,8 +17,9 @@ use crate::pb;
 /// Capacity of a match's broadcast of changes to its watchers.
 pub(super) const BROADCAST: usize = 128;
 
-/// The parts of a match that never change.
-#[derive(Debug)]
+/// The parts of a match that its moves never change (an issued spectator token replaces
+/// them whole: see `spectators.rs`).
+#[derive(Clone, Debug)]
 pub(super) struct Meta {
     pub(super) id: String,
     pub(super) game: pb::GameInfo,
@@ -31,6 +32,17 @@ pub(super) struct Meta {
     pub(super) seat_tokens: Vec<Option<String>>,
     pub(super) owner_token: String,
     pub(super) spectator_token: String,
+    /// Spectator tokens beyond `spectator_token`, in the order they were made.
+    pub(super) spectators: Vec<SpectatorToken>,
+}
+
+/// A spectator token beyond a match's first: its hash, and how far behind the match its
+/// viewer is shown it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct SpectatorToken {
+    pub(super) token: String,
+    /// Actions behind (0: a plain spectator token, public information only).
+    pub(super) delay: u32,
 }
 
 /// The parts of a match that every accepted request replaces.
@@ -231,5 +243,51 @@ pub(super) fn ended_text(live: &Live) -> String {
     match live.resigned_seat {
         Some(s) => format!("seat {s} resigned"),
         None => "the match was aborted".to_owned(),
+    }
+}
+
+/// The match as a viewer `delay` actions behind is shown it: every action of its history up
+/// to `k = max(n - delay, e)`, where `n` is the history's length and `e` the history's
+/// length at the end of the last deal that has ended (a deal that has ended is shown
+/// whole); the whole match once it has ended. Before that the status shown is active, with
+/// no result. Only the `state`, `status`, `resigned_seat` and `ended_at_ms` of the result
+/// mean anything (`known` is empty: the viewer's move number is the shown state's
+/// `move_number`).
+///
+/// Replays the history (deal ends can only be told by replaying): linear in its length.
+pub(super) fn shown(live: &Live, delay: u32) -> Live {
+    if live.status != MatchStatus::Active {
+        return Live {
+            known: Vec::new(),
+            ..live.clone()
+        };
+    }
+    let history = live.state.history();
+    let n = history.len();
+    let from = n.saturating_sub(delay as usize);
+    let mut state = live.state.game().new_initial_state();
+    let mut at_from = None;
+    let mut last_deal_end = None;
+    for (j, &a) in history.iter().enumerate() {
+        if j == from {
+            at_from = Some(state.clone());
+        }
+        if j > from && state.deal_outcome().is_some() {
+            last_deal_end = Some(state.clone());
+        }
+        // The history is the live state's: legal by construction.
+        state.apply_unchecked(a);
+    }
+    let shown = if state.deal_outcome().is_some() || from == n {
+        state
+    } else {
+        last_deal_end.or(at_from).unwrap_or(state)
+    };
+    Live {
+        state: shown,
+        status: MatchStatus::Active,
+        resigned_seat: None,
+        known: Vec::new(),
+        ended_at_ms: 0,
     }
 }

@@ -15,8 +15,9 @@ use crate::matches::driver::drive;
 use crate::matches::handoff::NOTICE_WAIT;
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Live, Match, Moves, apply_counted, ended_text, status_name};
+use crate::matches::spectators::{authorize, role_known};
 use crate::matches::stored::extend;
-use crate::matches::views::{Role, match_view, match_view_with, role_of};
+use crate::matches::views::{Role, match_view, match_view_with};
 use crate::pb;
 use crate::store::Store;
 
@@ -24,8 +25,7 @@ use crate::store::Store;
 pub(super) async fn get_view(hub: &Hub, token: &str, id: &str) -> Result<pb::MatchView, ApiError> {
     let m = hub.cache.get(id).await?;
     let mut m = m.lock().await;
-    let role = role_of(&m.meta, token)?;
-    hub.cache.fresh(&mut m).await?;
+    let role = authorize(hub, &mut m, token).await?;
     guard(|| match_view(&m.meta, &m.live, role))
 }
 
@@ -38,9 +38,9 @@ pub(super) async fn act(
 ) -> Result<pb::MatchView, ApiError> {
     let m = hub.cache.get(&req.match_id).await?;
     let mut m = m.lock_owned().await;
-    let seat = match role_of(&m.meta, token)? {
+    let seat = match role_known(hub, &mut m, token).await? {
         Role::Seat(s) => s,
-        Role::Owner | Role::Spectator => {
+        Role::Owner | Role::Spectator | Role::Delayed(_) => {
             return Err(ApiError::PermissionDenied(
                 "only a seat token can act; this is an owner or spectator token",
             ));
@@ -198,8 +198,7 @@ pub(super) async fn end(
 ) -> Result<pb::MatchView, ApiError> {
     let m = hub.cache.get(id).await?;
     let mut m = m.lock().await;
-    let role = role_of(&m.meta, token)?;
-    hub.cache.fresh(&mut m).await?;
+    let role = authorize(hub, &mut m, token).await?;
     let n = m.meta.seats.len();
     let (status, resigned) = match (resign_seat, role) {
         // Abort: owner only.
@@ -230,7 +229,7 @@ pub(super) async fn end(
             }
             (MatchStatus::Resigned, Some(seat))
         }
-        (Some(_), Role::Spectator) => {
+        (Some(_), Role::Spectator | Role::Delayed(_)) => {
             return Err(ApiError::PermissionDenied(
                 "a spectator token cannot resign a seat",
             ));

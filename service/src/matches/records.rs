@@ -10,7 +10,7 @@ use crate::convert::{json_to_struct, player_to_pb, seat_to_pb, status_to_pb};
 use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
-use crate::matches::views::role_of;
+use crate::matches::spectators::authorize;
 use crate::pb;
 
 /// `GetRecord`: the steps of an ended match from `from_step`, paged to fit the response
@@ -24,10 +24,12 @@ pub(super) async fn record(
     let m = hub.cache.get(&req.match_id).await?;
     let (meta, live) = {
         let mut m = m.lock().await;
-        if let Some(token) = token {
-            role_of(&m.meta, token)?;
+        match token {
+            Some(token) => {
+                authorize(hub, &mut m, token).await?;
+            }
+            None => hub.cache.fresh(&mut m).await?,
         }
-        hub.cache.fresh(&mut m).await?;
         (Arc::clone(&m.meta), m.live.clone())
     };
     if token.is_some() && live.status == MatchStatus::Active {

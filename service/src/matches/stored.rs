@@ -11,11 +11,11 @@ use crate::convert::game_info;
 use crate::domain::MatchStatus;
 use crate::matches::bots::seat_bots;
 use crate::matches::model::{
-    Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
-    status_of,
+    Change, Live, Match, Meta, Moves, SpectatorToken, apply_counted, bots_to_move, count_known,
+    ended_text, status_of,
 };
 use crate::store::check::{check, check_header};
-use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
+use crate::store::{DelayedToken, Loaded, STORED_FORMAT, StoredMatch};
 
 /// The stored form of a match.
 pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
@@ -36,7 +36,26 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
         resigned_seat: live.resigned_seat,
         ended_at_ms: live.ended_at_ms,
         ismcts_iterations: meta.ismcts_iterations,
+        delayed_spectators: meta
+            .spectators
+            .iter()
+            .map(|t| DelayedToken {
+                token: t.token.clone(),
+                delay: t.delay,
+            })
+            .collect(),
     }
+}
+
+/// The spectator tokens beyond the first of stored match `s` (checked already).
+fn spectators(s: &StoredMatch) -> Vec<SpectatorToken> {
+    s.delayed_spectators
+        .iter()
+        .map(|t| SpectatorToken {
+            token: t.token.clone(),
+            delay: t.delay,
+        })
+        .collect()
 }
 
 /// A match read from a store, checked ([`check`]: a damaged one is never served) and its
@@ -60,6 +79,7 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
             .map_err(|e| format!("the history does not replay: {e}"))?;
     }
     let seats = header.seats;
+    let issued = spectators(&s);
     let meta = Meta {
         id: s.id,
         game: game_info(&game),
@@ -72,6 +92,7 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
             .map(|t| (!t.is_empty()).then_some(t))
             .collect(),
         seats,
+        spectators: issued,
         owner_token: s.owner_token,
         spectator_token: s.spectator_token,
     };
@@ -96,6 +117,7 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
 
 /// Whether the fixed facts of stored match `s` are those of cached `meta` (they never
 /// change; a stored header that differs was replaced by something other than a replica).
+/// Spectator tokens beyond the first are not compared: issuing one adds to them.
 fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
     meta.seed == s.seed
         && meta.ismcts_iterations == s.ismcts_iterations
@@ -169,6 +191,14 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Resul
         moves.changes.push(Change::Ended {
             text: ended_text(&live),
             after: live.clone(),
+        });
+    }
+    // A spectator token issued through another replica (or the facts replaced above).
+    let issued = spectators(&loaded.stored);
+    if m.meta.spectators != issued {
+        m.meta = Arc::new(Meta {
+            spectators: issued,
+            ..(*m.meta).clone()
         });
     }
     m.live = live;

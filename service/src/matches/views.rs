@@ -1,6 +1,10 @@
 //! Redaction: who a token is ([`Role`]), and what each viewer is shown of a match — its
 //! view, the text of each action it learns of, and the events of its Watch stream. Nothing
 //! here may depend on what the viewer cannot know.
+//!
+//! A delayed spectator sees every hand, of the match as it stood a number of actions ago
+//! ([`shown`]): [`match_view_with`] shows it that prefix of the match it is given, and its
+//! Watch stream (`delayed.rs`) builds its events from the prefix it has been shown.
 
 use cardhouse::{Action, AnyState, Player, Viewer};
 
@@ -10,7 +14,7 @@ use crate::convert::{
 };
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Meta};
+use crate::matches::model::{Live, Meta, shown};
 use crate::pb;
 
 /// What a token of a match stands for.
@@ -19,13 +23,18 @@ pub(super) enum Role {
     Seat(usize),
     Owner,
     Spectator,
+    /// A delayed spectator: every hand, this many actions behind (at least 1).
+    Delayed(u32),
 }
 
 impl Role {
+    /// Who the engine is asked to redact for. A delayed spectator's viewer sees everything:
+    /// it must only ever be shown the prefix of the match it may see ([`shown`]).
     pub(super) fn viewer(self) -> Viewer {
         match self {
             Role::Seat(s) => Viewer::Seat(s),
             Role::Owner | Role::Spectator => Viewer::Spectator,
+            Role::Delayed(_) => Viewer::Omniscient,
         }
     }
 }
@@ -47,13 +56,36 @@ pub(super) fn role_of(meta: &Meta, token: &str) -> Result<Role, ApiError> {
             return Ok(Role::Seat(seat));
         }
     }
+    for t in &meta.spectators {
+        if same(&hashed, &t.token) {
+            return Ok(match t.delay {
+                0 => Role::Spectator,
+                delay => Role::Delayed(delay),
+            });
+        }
+    }
     Err(ApiError::Unauthenticated(
         "this token is not valid for this match",
     ))
 }
 
-/// The view of `live` for `role` (with the structured view only if `with_view`).
+/// The view of `live` for `role` (with the structured view only if `with_view`); for a
+/// delayed spectator, the view of the prefix of `live` it is shown ([`shown`]).
 pub(super) fn match_view_with(
+    meta: &Meta,
+    live: &Live,
+    role: Role,
+    with_view: bool,
+) -> Result<pb::MatchView, ApiError> {
+    match role {
+        Role::Delayed(delay) => seen_view(meta, &shown(live, delay), role, with_view),
+        Role::Seat(_) | Role::Owner | Role::Spectator => seen_view(meta, live, role, with_view),
+    }
+}
+
+/// The view for `role` of `live`, the match as `role` is shown it (for a delayed
+/// spectator, the prefix it has been shown; for every other role, the match itself).
+fn seen_view(
     meta: &Meta,
     live: &Live,
     role: Role,
@@ -65,6 +97,7 @@ pub(super) fn match_view_with(
         Role::Seat(s) => (pb::Role::Seat, s, live.known[s]),
         Role::Owner => (pb::Role::Owner, 0, live.known[n]),
         Role::Spectator => (pb::Role::Spectator, 0, live.known[n]),
+        Role::Delayed(_) => (pb::Role::DelayedSpectator, 0, state.move_number() as u64),
     };
     let my_turn = live.status == MatchStatus::Active
         && matches!(role, Role::Seat(s) if state.current_player() == Player::Seat(s));
@@ -95,6 +128,10 @@ pub(super) fn match_view_with(
         returns: state.returns().to_vec(),
         seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
         resigned_seat: live.resigned_seat,
+        delay: match role {
+            Role::Delayed(delay) => Some(delay),
+            Role::Seat(_) | Role::Owner | Role::Spectator => None,
+        },
     })
 }
 
@@ -115,9 +152,10 @@ pub(super) fn text_for(role: Role, state: &AnyState, action: Action) -> Option<S
     }
 }
 
-/// The event `role` is sent after a change left the match at `after`, and whether the
-/// match ended. With `light`, the view's structured part is left out except at the end of a
-/// deal or of the match.
+/// The event `role` is sent after a change left the match at `after` as `role` is shown it
+/// (for a delayed spectator, the prefix it has been shown: never the match itself), and
+/// whether the match ended. With `light`, the view's structured part is left out except at
+/// the end of a deal or of the match.
 pub(super) fn event(
     meta: &Meta,
     role: Role,
@@ -128,7 +166,7 @@ pub(super) fn event(
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
     let ended = after.status != MatchStatus::Active;
     let whole = !light || ended || after.state.deal_outcome().is_some();
-    let view = match_view_with(meta, after, role, whole)?;
+    let view = seen_view(meta, after, role, whole)?;
     Ok((
         pb::WatchResponse {
             kind: Some(pb::watch_response::Kind::Event(pb::MatchEvent {

@@ -1,5 +1,6 @@
 //! Watch fan-out: each stream's task takes the match's broadcast of changes and sends its
-//! viewer the events it may see, redacted by [`crate::matches::views`].
+//! viewer the events it may see, redacted by [`crate::matches::views`] (a delayed
+//! spectator's as its [`Feed`] shows them).
 
 use std::sync::Arc;
 
@@ -8,9 +9,11 @@ use tonic::Status;
 
 use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
+use crate::matches::delayed::Feed;
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Meta, step};
-use crate::matches::views::{Role, event, match_view, role_of, text_for};
+use crate::matches::spectators::authorize;
+use crate::matches::views::{Role, event, match_view, text_for};
 use crate::pb;
 
 /// `Watch`: the viewer's snapshot, then its events (with `light`, their views without the
@@ -25,8 +28,7 @@ pub(super) async fn watch(
     let m = hub.cache.get(id).await?;
     let (meta, snapshot, rx, over) = {
         let mut m = m.lock().await;
-        let role = role_of(&m.meta, token)?;
-        hub.cache.fresh(&mut m).await?;
+        let role = authorize(hub, &mut m, token).await?;
         if m.changes.receiver_count() >= hub.limits.max_watchers_per_match {
             return Err(ApiError::ResourceExhausted(format!(
                 "this match already has {} watchers, the limit",
@@ -34,11 +36,16 @@ pub(super) async fn watch(
             )));
         }
         let snapshot = guard(|| match_view(&m.meta, &m.live, role))?;
+        let feed = match role {
+            Role::Delayed(delay) => Some(guard(|| Ok(Feed::new(&m.live, delay)))?),
+            Role::Seat(_) | Role::Owner | Role::Spectator => None,
+        };
         (
             Viewer {
                 meta: Arc::clone(&m.meta),
                 role,
                 light,
+                feed,
             },
             snapshot,
             m.changes.subscribe(),
@@ -57,11 +64,13 @@ struct Viewer {
     role: Role,
     /// Events without the structured view, except at deal ends.
     light: bool,
+    /// A delayed spectator's: what it has been shown, and what waits.
+    feed: Option<Feed>,
 }
 
 /// A Watch stream's task: the snapshot, then each change redacted for the viewer.
 async fn forward(
-    viewer: Viewer,
+    mut viewer: Viewer,
     snapshot: pb::MatchView,
     mut rx: broadcast::Receiver<Arc<Change>>,
     over: bool,
@@ -92,7 +101,7 @@ async fn forward(
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if send_change(&viewer, &change, &tx).await {
+        if send_change(&mut viewer, &change, &tx).await {
             return;
         }
     }
@@ -107,11 +116,16 @@ pub(super) async fn stopped(rx: &mut watch::Receiver<bool>) {
 /// Sends `role` its events of `change`; returns true once the stream is done (the match
 /// ended, the client went away, or an error was sent).
 async fn send_change(
-    viewer: &Viewer,
+    viewer: &mut Viewer,
     change: &Change,
     tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
 ) -> bool {
-    let Viewer { meta, role, light } = viewer;
+    if let Some(feed) = viewer.feed.as_mut() {
+        return send_delayed(&viewer.meta, viewer.role, viewer.light, feed, change, tx).await;
+    }
+    let Viewer {
+        meta, role, light, ..
+    } = viewer;
     let (role, light) = (*role, *light);
     match change {
         Change::Actions { before, actions } => {
@@ -125,28 +139,89 @@ async fn send_change(
                     Ok(Some(text)) => guard(|| event(meta, role, Some(actor), text, &live, light)),
                     Err(e) => Err(e),
                 };
-                match sent {
-                    Ok((event, ended)) => {
-                        if tx.send(Ok(event)).await.is_err() || ended {
-                            return true;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Err(e.into())).await;
-                        return true;
-                    }
+                if deliver(sent, tx).await {
+                    return true;
                 }
             }
             false
         }
         Change::Ended { after, text } => {
-            match guard(|| event(meta, role, None, text.clone(), after, light)) {
-                Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
-                Err(e) => {
-                    let _ = tx.send(Err(e.into())).await;
-                    true
+            let sent = guard(|| event(meta, role, None, text.clone(), after, light));
+            deliver(sent, tx).await
+        }
+    }
+}
+
+/// [`send_change`] for a delayed spectator: the change's actions wait in `feed`, and each
+/// that may now be shown is sent, with the view of the prefix it completes.
+async fn send_delayed(
+    meta: &Meta,
+    role: Role,
+    light: bool,
+    feed: &mut Feed,
+    change: &Change,
+    tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
+) -> bool {
+    match change {
+        Change::Actions { before, actions } => {
+            if let Err(e) = feed.follows(before) {
+                return deliver(Err(e), tx).await;
+            }
+            let mut live = before.clone();
+            for &action in actions {
+                step(&mut live, action);
+                feed.push(action, &live);
+                if send_shown(meta, role, light, feed, tx).await {
+                    return true;
                 }
             }
+            false
+        }
+        Change::Ended { after, text } => {
+            feed.end();
+            if send_shown(meta, role, light, feed, tx).await {
+                return true;
+            }
+            feed.finish(after);
+            let sent = guard(|| event(meta, role, None, text.clone(), feed.shown(), light));
+            deliver(sent, tx).await
+        }
+    }
+}
+
+/// Sends an event for each action `feed` may now show; true once the stream is done.
+async fn send_shown(
+    meta: &Meta,
+    role: Role,
+    light: bool,
+    feed: &mut Feed,
+    tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
+) -> bool {
+    loop {
+        let sent = match guard(|| Ok(feed.next())) {
+            Ok(None) => return false,
+            Ok(Some((actor, text))) => {
+                guard(|| event(meta, role, Some(actor), text, feed.shown(), light))
+            }
+            Err(e) => Err(e),
+        };
+        if deliver(sent, tx).await {
+            return true;
+        }
+    }
+}
+
+/// Sends one event (or the error that ends the stream); true once the stream is done (the
+/// match ended, the client went away, or an error was sent).
+async fn deliver(
+    sent: Result<(pb::WatchResponse, bool), ApiError>,
+    tx: &mpsc::Sender<Result<pb::WatchResponse, Status>>,
+) -> bool {
+    match sent {
+        Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
+        Err(e) => {
+            let _ = tx.send(Err(e.into())).await;
+            true
         }
     }
 }

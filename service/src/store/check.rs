@@ -18,6 +18,13 @@ use crate::store::{STORED_FORMAT, StoredMatch};
 /// (`CreateMatch` refuses more).
 pub const MAX_ISMCTS_ITERATIONS: u32 = 100_000;
 
+/// The longest delay of a delayed spectator token, in actions: the API's maximum.
+pub const MAX_SPECTATOR_DELAY: u32 = 10_000;
+
+/// The most spectator tokens a match holds beyond its first (delayed ones, and plain ones
+/// issued later): the API's maximum.
+pub const MAX_SPECTATOR_TOKENS: usize = 64;
+
 /// The stored codes of a match that passed [`check_header`], decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -97,6 +104,24 @@ pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<H
             return Err(format!("the {name} token is not a SHA-256 hash"));
         }
     }
+    if m.delayed_spectators.len() > MAX_SPECTATOR_TOKENS {
+        return Err(format!(
+            "{} further spectator tokens, above the maximum of {MAX_SPECTATOR_TOKENS}",
+            m.delayed_spectators.len()
+        ));
+    }
+    for (i, t) in m.delayed_spectators.iter().enumerate() {
+        if !is_token_hash(&t.token) {
+            return Err(format!("further spectator token {i} is not a SHA-256 hash"));
+        }
+        if t.delay > MAX_SPECTATOR_DELAY {
+            return Err(format!(
+                "further spectator token {i} has delay {}, above the maximum of \
+                 {MAX_SPECTATOR_DELAY}",
+                t.delay
+            ));
+        }
+    }
     if m.ismcts_iterations > MAX_ISMCTS_ITERATIONS {
         return Err(format!(
             "ismcts_iterations {} is above the maximum of {MAX_ISMCTS_ITERATIONS}",
@@ -141,6 +166,7 @@ mod tests {
     use super::*;
     use crate::auth::hash_token;
     use crate::domain::BotSeat;
+    use crate::store::DelayedToken;
 
     /// A valid stored Klaberjass match (seat 0 human, seat 1 a random bot), just dealt.
     fn valid() -> StoredMatch {
@@ -158,6 +184,16 @@ mod tests {
             resigned_seat: None,
             ended_at_ms: 0,
             ismcts_iterations: 0,
+            delayed_spectators: vec![
+                DelayedToken {
+                    token: hash_token("delayed"),
+                    delay: 40,
+                },
+                DelayedToken {
+                    token: hash_token("plain"),
+                    delay: 0,
+                },
+            ],
         }
     }
 
@@ -182,6 +218,9 @@ mod tests {
         m.status = MatchStatus::Resigned.code();
         m.resigned_seat = Some(1);
         m.ismcts_iterations = MAX_ISMCTS_ITERATIONS;
+        m.delayed_spectators[0].delay = MAX_SPECTATOR_DELAY;
+        m.delayed_spectators
+            .resize(MAX_SPECTATOR_TOKENS, m.delayed_spectators[1].clone());
         check(&m).expect("resigned");
     }
 
@@ -242,6 +281,21 @@ mod tests {
         fails(
             |m| m.resigned_seat = Some(0),
             "with status MATCH_STATUS_ACTIVE",
+        );
+        fails(
+            |m| m.delayed_spectators[1].token = "plain".into(),
+            "further spectator token 1 is not a SHA-256 hash",
+        );
+        fails(
+            |m| m.delayed_spectators[0].delay = 10_001,
+            "further spectator token 0 has delay 10001, above the maximum of 10000",
+        );
+        fails(
+            |m| {
+                let t = m.delayed_spectators[0].clone();
+                m.delayed_spectators.resize(65, t);
+            },
+            "65 further spectator tokens, above the maximum of 64",
         );
         fails(
             |m| m.ismcts_iterations = 4_000_000_000,

@@ -83,7 +83,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::domain::{MatchStatus, Seat};
 use crate::metrics::{CommitTimer, StoreFailure, StoreOp, store_commit};
 
-pub use record::{STORED_FORMAT, StoredMatch};
+pub use record::{DelayedToken, STORED_FORMAT, StoredMatch};
 
 /// A boxed future of a store method (the contract is used as a trait object).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -41,6 +41,23 @@ pub struct StoredMatch {
     /// Iterations per move of IS-MCTS bot seats (0: the default).
     #[prost(uint32, tag = "12")]
     pub ismcts_iterations: u32,
+    /// Spectator tokens beyond `spectator_token`: delayed ones (from `CreateMatch` or
+    /// `IssueSpectatorToken`) and plain ones issued later (delay 0). Absent in records
+    /// written before they existed: none.
+    #[prost(message, repeated, tag = "15")]
+    pub delayed_spectators: Vec<DelayedToken>,
+}
+
+/// A spectator token of a match beyond its first: its hash and its delay.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct DelayedToken {
+    /// Hash of the token ([`crate::auth::hash_token`]).
+    #[prost(string, tag = "1")]
+    pub token: String,
+    /// Actions the token's view is behind the match (0: a plain spectator token, public
+    /// information only).
+    #[prost(uint32, tag = "2")]
+    pub delay: u32,
 }
 
 impl StoredMatch {

@@ -52,6 +52,7 @@ async fn create(
             seed: Some(seed),
             seats: seats.into_iter().map(|k| k as i32).collect(),
             ismcts_iterations: None,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -107,12 +107,13 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
     let ended: Vec<i64> = batch.iter().map(|p| as_i64(p.row.ended_at_ms)).collect();
     let touched: Vec<i64> = batch.iter().map(|p| as_i64(p.row.touched_ms)).collect();
     let driving: Vec<bool> = batch.iter().map(|p| p.row.driving).collect();
+    let headers: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.header.as_deref()).collect();
     let rows = client
         .query(
             &stmt,
             &[
                 &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched,
-                &driving,
+                &driving, &headers,
             ],
         )
         .await
@@ -137,6 +138,7 @@ async fn run_one(db: &Db, p: &Pending) -> Result<std::collections::HashSet<Strin
                 &as_i64(p.row.ended_at_ms),
                 &as_i64(p.row.touched_ms),
                 &p.row.driving,
+                &p.row.header.as_deref(),
             ],
         )
         .await
@@ -156,6 +158,7 @@ mod tests {
             row: Row {
                 state: None,
                 tail: Vec::new(),
+                header: None,
                 move_number: 0,
                 status: crate::store::pg::sql::ACTIVE,
                 resigned_seat: None,

@@ -20,7 +20,8 @@
 //! lock, so replicas starting together migrate once). Refinery records what it applied in
 //! `refinery_schema_history`.
 //!
-//! * `matches`: one row per match: the immutable header (hashed tokens, seed, seats), the
+//! * `matches`: one row per match: the header (hashed tokens, seed, seats; rewritten only by
+//!   a change that asks for a snapshot: a spectator token issued, the match ended), the
 //!   engine's state bytes as of the match's last snapshot (`state`) and the actions applied
 //!   since (`tail`, 4 bytes each: the match is the state with them appended to its history),
 //!   `version` (changes committed), status, retention and abandonment times, and whether
@@ -302,7 +303,12 @@ impl MatchStore for PgStore {
         let n = change.actions.len() as u64;
         let move_number = change.from + n;
         let row = if change.snapshot || sql::snapshot_due(change.from, n) {
-            Row::snapshot((change.stored)(), move_number, change.driving)
+            Row::snapshot(
+                (change.stored)(),
+                move_number,
+                change.driving,
+                change.snapshot,
+            )
         } else {
             Row::appended(change.actions, move_number, change.driving)
         };

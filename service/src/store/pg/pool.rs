@@ -137,7 +137,8 @@ impl Db {
     ) -> Result<(), CommitError> {
         let header = header_bytes(&m);
         let id = m.id.clone();
-        let row = Row::snapshot(m, move_number, driving);
+        // The header goes in its own column here (`INSERT`), not through the row's.
+        let row = Row::snapshot(m, move_number, driving, false);
         let resigned = row.resigned_seat.map(|s| s as i32);
         let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
             &id,

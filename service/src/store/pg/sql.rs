@@ -40,18 +40,20 @@ pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 
 /// The changes of one batch (of distinct matches), each written only if its match is still
 /// at the version it was made on: one statement, one transaction, one commit. A change with
 /// a state (`$3[i]`, a snapshot) replaces `state` and empties `tail`; one without appends its
-/// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. Returns the ids written (the others met
-/// another version, or no match).
+/// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. A change with a header (`$11[i]`: the
+/// match's tokens changed, or it ended) replaces `header`. Returns the ids written (the
+/// others met another version, or no match).
 pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state, m.state), \
                       tail = CASE WHEN c.state IS NULL THEN m.tail || c.tail ELSE c.tail END, \
                       version = m.version + 1, move_number = c.move_number, status = c.status, \
                       resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
-                      touched_ms = c.touched_ms, driving = c.driving \
+                      touched_ms = c.touched_ms, driving = c.driving, \
+                      header = COALESCE(c.header, m.header) \
                       FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bytea[], \
                       $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::bigint[], \
-                      $10::bool[]) \
+                      $10::bool[], $11::bytea[]) \
                       AS c(id, version, state, tail, move_number, status, resigned_seat, \
-                      ended_at_ms, touched_ms, driving) \
+                      ended_at_ms, touched_ms, driving, header) \
                       WHERE m.id = ANY($1) AND m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
 /// [`UPDATE_MANY`] for a batch of one change (the common case below a dozen requests in
@@ -60,7 +62,8 @@ pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state,
 pub const UPDATE_ONE: &str = "UPDATE matches SET state = COALESCE($3, state), \
                       tail = CASE WHEN $3::bytea IS NULL THEN tail || $4 ELSE $4 END, \
                       version = version + 1, move_number = $5, status = $6, \
-                      resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10 \
+                      resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10, \
+                      header = COALESCE($11, header) \
                       WHERE id = $1 AND version = $2 \
                       RETURNING id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
@@ -96,6 +99,8 @@ pub(crate) struct Row {
     pub state: Option<Vec<u8>>,
     /// The actions to append ([`TAIL_BYTES`] each); empty with a snapshot.
     pub tail: Vec<u8>,
+    /// The header ([`header_bytes`]) to replace the stored one, or `None` to keep it.
+    pub header: Option<Vec<u8>>,
     pub move_number: u64,
     pub status: i32,
     pub resigned_seat: Option<u32>,
@@ -106,9 +111,12 @@ pub(crate) struct Row {
 
 impl Row {
     /// The columns of `m` after a change, as a snapshot (`move_number` actions in its
-    /// history; `driving`: bots or chance are to move), touched now.
-    pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool) -> Row {
+    /// history; `driving`: bots or chance are to move), touched now; with `header`, its
+    /// header rewritten too (the change asked for it: the match's tokens changed, or it
+    /// ended).
+    pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool, header: bool) -> Row {
         Row {
+            header: header.then(|| header_bytes(&m)),
             state: Some(m.state),
             tail: Vec::new(),
             move_number,
@@ -126,6 +134,7 @@ impl Row {
         Row {
             state: None,
             tail: actions.iter().flat_map(|a| a.to_be_bytes()).collect(),
+            header: None,
             move_number,
             status: ACTIVE,
             resigned_seat: None,
@@ -190,7 +199,9 @@ pub(crate) fn as_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
-/// The immutable part of `m`, as the `header` column holds it.
+/// The part of `m` that its actions do not change (seed, seats, hashed tokens, bot
+/// settings), as the `header` column holds it: written at creation, and again by a change
+/// that asks for a snapshot (a spectator token issued, the match ended).
 pub(crate) fn header_bytes(m: &StoredMatch) -> Vec<u8> {
     let header = StoredMatch {
         id: String::new(),
