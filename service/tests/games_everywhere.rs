@@ -75,6 +75,7 @@ async fn every_game_is_offered_by_every_service() {
                 seed: Some(1),
                 seats,
                 ismcts_iterations: None,
+                bots: Default::default(),
             })
             .await;
         assert!(created.is_ok(), "{}: {created:?}", info.name);

@@ -401,6 +401,7 @@ async fn make_cases(server: &TestServer) -> Vec<(&'static str, String, String)> 
                 seed: Some(7),
                 seats: pb_seats(case),
                 ismcts_iterations: (case.ismcts_iterations > 0).then_some(case.ismcts_iterations),
+                bots: Default::default(),
             })
             .await
             .expect("a match")

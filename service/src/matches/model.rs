@@ -26,6 +26,9 @@ pub(super) struct Meta {
     pub(super) seats: Vec<Seat>,
     /// The bot of each bot seat.
     pub(super) bots: Vec<Option<BotKind>>,
+    /// The name of each seat's bot as asked for, for seats of kind
+    /// [`BotSeat::Named`](crate::domain::BotSeat::Named) (stored beside the seat).
+    pub(super) bot_names: Vec<Option<String>>,
     /// IS-MCTS iterations per move as stored (0: the default).
     pub(super) ismcts_iterations: u32,
     pub(super) seat_tokens: Vec<Option<String>>,

@@ -94,8 +94,21 @@ pub(super) fn match_view_with(
         },
         returns: state.returns().to_vec(),
         seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
+        bots: bot_names(meta),
         resigned_seat: live.resigned_seat,
     })
+}
+
+/// The bot of each bot seat, by seat, as its name (`heuristic`, `ismcts:200`, `policy:jass`).
+pub(super) fn bot_names(meta: &Meta) -> std::collections::HashMap<u32, String> {
+    meta.bots
+        .iter()
+        .enumerate()
+        .filter_map(|(s, b)| {
+            // The bot as it plays (held to the server's limits), not only as asked.
+            b.as_ref().map(|bot| (s as u32, bot.to_string()))
+        })
+        .collect()
 }
 
 /// The full view of `live` for `role`.

@@ -30,6 +30,7 @@ async fn create_mixed(
             seed: Some(seed),
             seats: kinds,
             ismcts_iterations: Some(12),
+            bots: Default::default(),
         })
         .await
         .unwrap()

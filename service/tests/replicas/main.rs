@@ -299,6 +299,7 @@ async fn try_create(
             seed: Some(seed),
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: Some(ISMCTS_ITERATIONS),
+            bots: Default::default(),
         })
         .await?
         .into_inner();

@@ -156,6 +156,7 @@ async fn new_match(
                 pb::SeatKind::RandomBot as i32,
             ],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await?
         .into_inner();
