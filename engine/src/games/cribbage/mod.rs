@@ -84,7 +84,7 @@ mod observation;
 mod options;
 pub mod play;
 mod resample;
-pub mod score;
+pub mod scoring;
 mod show;
 mod view;
 
@@ -92,7 +92,7 @@ use std::sync::Arc;
 
 pub use observation::layout;
 pub use options::{CribbageGame, SeriesLeader};
-pub use score::{
+pub use scoring::{
     HandScore, card_value, score_hand, score_hand_checked, score_hand_reference, score_hand_text,
     score_set,
 };
