@@ -83,6 +83,7 @@ pub use play::winning_position;
 mod resample;
 pub mod scoring;
 mod steps;
+mod text;
 mod view;
 
 use std::sync::Arc;
@@ -613,11 +614,11 @@ impl State for AvinasState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(text)
+        text::parse_action(text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -625,7 +626,7 @@ impl State for AvinasState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<AvinasView, Error> {

@@ -86,6 +86,7 @@ pub mod play;
 mod resample;
 pub mod scoring;
 mod show;
+mod text;
 mod view;
 
 use std::sync::Arc;
@@ -586,7 +587,7 @@ impl State for CribbageState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn action_visible_to(&self, _viewer: Viewer, _action: Action) -> bool {
@@ -595,7 +596,7 @@ impl State for CribbageState {
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(self, text)
+        text::parse_action(self, text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -603,7 +604,7 @@ impl State for CribbageState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<CribbageView, Error> {

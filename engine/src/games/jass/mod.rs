@@ -48,6 +48,7 @@ mod options;
 mod play;
 mod resample;
 mod scoring;
+mod text;
 mod view;
 pub mod wys;
 
@@ -64,8 +65,7 @@ pub use view::{ActionView, JassView, PlayView, SwissCards, TrickView, WysView};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
 use crate::{
-    Action, ActionSet, Card, CardSet, Error, Player, Rank, Rng, SeatValues,
-    State, Suit, Viewer,
+    Action, ActionSet, Card, CardSet, Error, Player, Rank, Rng, SeatValues, State, Suit, Viewer,
 };
 
 /// The most Wys points one hand can declare: four Unders (200) and four Nines (150).
@@ -532,7 +532,7 @@ impl State for JassState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
@@ -546,7 +546,7 @@ impl State for JassState {
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(self, text)
+        text::parse_action(self, text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -554,7 +554,7 @@ impl State for JassState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<JassView, Error> {
