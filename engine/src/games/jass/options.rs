@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{JassState, MAX_WYS_PER_HAND, NUM_ACTIONS, layout, observation};
+use super::{JassState, MAX_WYS_PER_HAND, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope, Suit};
 
@@ -394,11 +394,11 @@ impl Game for JassGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> JassState {
@@ -429,7 +429,7 @@ impl Game for JassGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
