@@ -1,5 +1,7 @@
 //! The card ids of the pack, the first dealer and the deal with its exposed cards (§4, §5).
 
+use super::steps::KNOCK_MENU;
+use super::trumps::trump_mask;
 use super::{AvinasState, Kind, Phase};
 use crate::{Action, Card, CardSet, Rng};
 
@@ -161,10 +163,10 @@ impl AvinasState {
     fn finish_deal_out(&mut self) {
         if self.base > 0 {
             self.kind = Some(Kind::Sevens);
-            self.tmask = super::play::trump_mask(self.trump);
+            self.tmask = trump_mask(self.trump);
             self.phase = Phase::Knock;
             self.to_act = self.declarer;
-            self.menu = super::bidding::KNOCK_MENU;
+            self.menu = KNOCK_MENU;
         } else {
             self.kind = Some(Kind::Bidding);
             self.phase = Phase::Bid;

@@ -84,6 +84,7 @@ mod resample;
 pub mod scoring;
 mod steps;
 mod text;
+mod trumps;
 mod view;
 
 use std::sync::Arc;

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use super::play::{QJ, named_index, named_lead};
+use super::play::{named_index, named_lead};
+use super::trumps::QJ;
 use super::view::{BidView, PlayView, card, view};
 use super::{
     AvinasState, BID_BASE, CONTINUE, DOUBLE, FACE_DOWN_BASE, KNOCK, Kind, NAMED_BASE, PASS, Phase,
