@@ -76,6 +76,7 @@
 mod bidding;
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 mod play;
@@ -91,7 +92,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use deal::{action_card, card_action, to_cards, to_ids};
+pub use ids::{action_card, card_action, to_cards, to_ids};
 pub use observation::layout;
 pub use options::{AllTricksLoss, AvinasGame, SchwarzBasis};
 pub use scoring::{DealResult, bidding_pips, give_rams, loser, sevens_rams};

@@ -3,9 +3,10 @@
 
 use std::fmt;
 
+use super::ids::card;
 use super::play::{named_index, named_lead};
 use super::trumps::QJ;
-use super::view::{BidView, PlayView, card, view};
+use super::view::{BidView, PlayView, view};
 use super::{
     AvinasState, BID_BASE, CONTINUE, DOUBLE, FACE_DOWN_BASE, KNOCK, Kind, NAMED_BASE, PASS, Phase,
     STOP, action_card, card_action, to_cards,

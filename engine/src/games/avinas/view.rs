@@ -2,8 +2,9 @@
 
 use serde::Serialize;
 
+use super::ids::card;
 use super::play::points;
-use super::{AvinasState, DealResult, Kind, PASSED, Phase, action_card, to_cards};
+use super::{AvinasState, DealResult, Kind, PASSED, Phase, to_cards};
 use crate::{Action, Card, CardSet, Error, State, Suit, Viewer};
 
 /// What one viewer may see of an Avinas state (serde; JSON for platforms and UIs). Cards are
@@ -130,11 +131,6 @@ pub struct ActionView {
     pub id: Action,
     /// Text form.
     pub text: String,
-}
-
-/// The card of a card id `0..32`.
-pub(super) fn card(id: u8) -> Option<Card> {
-    action_card(Action::from(id))
 }
 
 pub(super) fn view(s: &AvinasState, viewer: Viewer) -> Result<AvinasView, Error> {

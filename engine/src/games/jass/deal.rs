@@ -1,12 +1,10 @@
 //! The deal (§5) and the choice of the mode (§6): who receives each card, the whole deal at
 //! once from a shuffle, the forehand, schieben and the mode chosen.
 
+use super::ids::PACK;
 use super::unpack_cards;
 use super::{JassState, MODE_BASE, Mode, Phase, SCHIEBEN, card_action};
 use crate::{Action, ActionSet, Card, CardSet, Rank, Rng, Suit};
-
-/// The Swiss pack (A–6 in four suits).
-pub(crate) const PACK: CardSet = crate::Pack::Swiss36.cards();
 
 impl JassState {
     /// The cards not dealt yet in this deal.

@@ -1,10 +1,10 @@
 //! The state before the first deal, the deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
 //! drawn, the two bidding rounds, and both players' turns in each window.
 
+use super::ids::PACK;
 use super::{
     Announcement, DealResult, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP,
-    NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, play,
-    unpack_cards,
+    NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, unpack_cards,
 };
 use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
 
@@ -33,7 +33,7 @@ impl KlaberjassState {
             dealer: game.first_dealer.unwrap_or(0),
             to_act: 0,
             dealt: 0,
-            undealt: play::PACK,
+            undealt: PACK,
             packed: [0; 2],
             dealt_hands: [CardSet::EMPTY; 2],
             turn_up: None,

@@ -71,6 +71,7 @@
 mod announce;
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 mod play;
@@ -90,9 +91,10 @@ pub use sequences::{Announcement, Declaration, Reply, Run};
 pub use view::{ActionView, BidView, ExchangeView, KlaberjassView, PlayView, RunView, TrickView};
 
 pub(crate) use deal::Target;
+pub use ids::{action_card, card_action};
+pub(crate) use ids::{pack_cards, unpack_cards};
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
-pub use play::{action_card, card_action, card_value};
-pub(crate) use play::{pack_cards, unpack_cards};
+pub use play::card_value;
 pub use scoring::{DealResult, Outcome};
 
 use crate::{
@@ -374,7 +376,7 @@ impl KlaberjassState {
 
     /// Card `k` (0 the lead, 1 the reply) of trick `i`.
     fn trick_card(&self, i: usize, k: usize) -> Card {
-        play::CARD_OF_ACTION[usize::from(self.tricks[i][k]) & 31]
+        ids::CARD_OF_ACTION[usize::from(self.tricks[i][k]) & 31]
     }
 
     /// The cards of the current trick so far, the lead first.
