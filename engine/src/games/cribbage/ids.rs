@@ -1,5 +1,5 @@
 //! Card-action ids: a card's id (`suit lane * 13 + rank index`, lanes ♣ ♦ ♥ ♠, ranks 2..A),
-//! the card of an id, and a card set as a word of ids.
+//! the card of an id and the id of a card byte as tables, and a card set as a word of ids.
 
 use crate::{Action, Card, CardSet};
 
@@ -19,12 +19,23 @@ pub fn action_card(action: Action) -> Option<Card> {
     }
 }
 
-/// The card byte of each card action id.
-const CARD_OF_ACTION: [u8; 52] = {
+/// The card byte of each card action id (in action order: the 52-card pack).
+pub(super) const CARD_OF_ACTION: [u8; 52] = {
     let mut t = [0u8; 52];
     let mut i = 0;
     while i < 52 {
         t[i] = (((i / 13) << 4) | (i % 13)) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The action id of each card byte (`suit * 16 + rank`; other bytes map to 0).
+pub(super) const CARD_ACTION_OF_BYTE: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 52 {
+        t[((i / 13) << 4) | (i % 13)] = i as u8;
         i += 1;
     }
     t
