@@ -40,6 +40,7 @@
 //! **Observation** (518 floats, seats relative to the observer): the named slices of
 //! [`layout`], also returned with their bounds by [`Game::observation_layout`](crate::Game::observation_layout).
 
+mod bidding;
 mod deal;
 mod heuristic;
 mod ids;

@@ -69,6 +69,7 @@
 //! **Observation**: see [`layout`].
 
 mod announce;
+mod bidding;
 mod deal;
 mod heuristic;
 mod ids;
