@@ -86,7 +86,6 @@ mod options;
 pub mod play;
 mod resample;
 pub mod scoring;
-mod show;
 mod text;
 mod view;
 
