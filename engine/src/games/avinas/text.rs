@@ -166,8 +166,8 @@ fn play_text(p: &PlayView) -> String {
     }
 }
 
-/// What `seat` knows as text, built from its own [`AvinasView`] only (so it cannot show
-/// more).
+/// What `seat` knows as text, built from its own [`AvinasView`](super::AvinasView) only (so it
+/// cannot show more).
 pub(super) fn observation_string(s: &AvinasState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
     let v = view(s, Viewer::Seat(seat))?;

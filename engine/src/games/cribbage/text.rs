@@ -141,8 +141,8 @@ fn skunk_name(s: &CribbageState, side: usize, winner: usize, score: u32) -> Opti
     Some(format!("{kind} (below {below}: {value} games)"))
 }
 
-/// What `seat` knows as text, built from its own [`CribbageView`] only (so it cannot show
-/// more).
+/// What `seat` knows as text, built from its own [`CribbageView`](super::CribbageView) only (so it
+/// cannot show more).
 pub(super) fn observation_string(s: &CribbageState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
     let v = view(s, Viewer::Seat(seat))?;

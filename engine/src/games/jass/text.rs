@@ -76,7 +76,8 @@ pub(super) fn parse_action(s: &JassState, text: &str) -> Result<Action, Error> {
     ))
 }
 
-/// What `seat` knows as text, built from its own [`JassView`] only (so it cannot show more).
+/// What `seat` knows as text, built from its own [`JassView`](super::JassView) only (so it cannot
+/// show more).
 pub(super) fn observation_string(s: &JassState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
     let v = view(s, Viewer::Seat(seat))?;

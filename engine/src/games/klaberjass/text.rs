@@ -235,9 +235,9 @@ fn announcement_text(a: &Announcement, elder_value: u32) -> String {
     parts.join("; ")
 }
 
-/// What `seat` knows as text, built from its own [`KlaberjassView`] only (so it cannot show
-/// more). Legal moves read as in the view's `legal_actions` (the younger's `announce: …`
-/// text holds only his own first reply, which the elder's public value and his own
+/// What `seat` knows as text, built from its own [`KlaberjassView`](super::KlaberjassView) only (so
+/// it cannot show more). Legal moves read as in the view's `legal_actions` (the younger's
+/// `announce: …` text holds only his own first reply, which the elder's public value and his own
 /// declaration decide).
 pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
