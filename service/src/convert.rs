@@ -61,6 +61,7 @@ pub fn status_to_pb(status: MatchStatus) -> pb::MatchStatus {
         MatchStatus::Finished => pb::MatchStatus::Finished,
         MatchStatus::Resigned => pb::MatchStatus::Resigned,
         MatchStatus::Aborted => pb::MatchStatus::Aborted,
+        MatchStatus::TimedOut => pb::MatchStatus::TimedOut,
     }
 }
 
@@ -335,7 +336,8 @@ mod tests {
                 pb::MatchStatus::Active,
                 pb::MatchStatus::Finished,
                 pb::MatchStatus::Resigned,
-                pb::MatchStatus::Aborted
+                pb::MatchStatus::Aborted,
+                pb::MatchStatus::TimedOut
             ]
         );
     }

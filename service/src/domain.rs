@@ -82,15 +82,19 @@ pub enum MatchStatus {
     Resigned,
     /// Ended by its owner, the operator, abandonment or its length limit, without a result.
     Aborted,
+    /// Ended because a seat's clock ran out and the match's policy was to resign it (the
+    /// match names the seat, as for a resignation).
+    TimedOut,
 }
 
 impl MatchStatus {
     /// Every status, in the order of their codes.
-    pub const ALL: [MatchStatus; 4] = [
+    pub const ALL: [MatchStatus; 5] = [
         MatchStatus::Active,
         MatchStatus::Finished,
         MatchStatus::Resigned,
         MatchStatus::Aborted,
+        MatchStatus::TimedOut,
     ];
 
     /// The status's stored code (frozen; see the module docs).
@@ -101,6 +105,7 @@ impl MatchStatus {
             MatchStatus::Finished => 2,
             MatchStatus::Resigned => 3,
             MatchStatus::Aborted => 4,
+            MatchStatus::TimedOut => 5,
         }
     }
 
@@ -112,6 +117,7 @@ impl MatchStatus {
             2 => Some(MatchStatus::Finished),
             3 => Some(MatchStatus::Resigned),
             4 => Some(MatchStatus::Aborted),
+            5 => Some(MatchStatus::TimedOut),
             _ => None,
         }
     }
@@ -125,6 +131,7 @@ impl MatchStatus {
             MatchStatus::Finished => "finished",
             MatchStatus::Resigned => "resigned",
             MatchStatus::Aborted => "aborted",
+            MatchStatus::TimedOut => "timed_out",
         }
     }
 
@@ -137,6 +144,7 @@ impl MatchStatus {
             MatchStatus::Finished => "MATCH_STATUS_FINISHED",
             MatchStatus::Resigned => "MATCH_STATUS_RESIGNED",
             MatchStatus::Aborted => "MATCH_STATUS_ABORTED",
+            MatchStatus::TimedOut => "MATCH_STATUS_TIMED_OUT",
         }
     }
 }
@@ -150,7 +158,7 @@ mod tests {
         let seats: Vec<i32> = Seat::ALL.iter().map(|s| s.code()).collect();
         assert_eq!(seats, [1, 2, 3, 4, 5]);
         let statuses: Vec<i32> = MatchStatus::ALL.iter().map(|s| s.code()).collect();
-        assert_eq!(statuses, [1, 2, 3, 4]);
+        assert_eq!(statuses, [1, 2, 3, 4, 5]);
     }
 
     #[test]
@@ -165,6 +173,6 @@ mod tests {
             assert_eq!(Seat::from_code(code), None, "{code}");
             assert_eq!(MatchStatus::from_code(code), None, "{code}");
         }
-        assert_eq!(MatchStatus::from_code(5), None);
+        assert_eq!(MatchStatus::from_code(6), None);
     }
 }

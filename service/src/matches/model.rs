@@ -58,6 +58,25 @@ pub(super) enum Change {
     Actions { before: Live, actions: Vec<Action> },
     /// The match ended early (resignation, abort, or its length limit), as `text` says.
     Ended { after: Live, text: String },
+    /// Something happened to a seat (not an action), leaving the match at `after`.
+    #[allow(dead_code)] // made by the clocks (in progress)
+    Notice {
+        after: Live,
+        seat: usize,
+        kind: NoticeKind,
+    },
+}
+
+/// What happened to a seat at the table, as a [`Change::Notice`] tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // made by the clocks (in progress)
+pub(super) enum NoticeKind {
+    /// Its clock ran out: the match's timeout policy applies.
+    TimedOut,
+    /// It is away: its stand-in bot plays its turns at once.
+    Away,
+    /// It is back: it plays its own turns again.
+    Back,
 }
 
 /// A match as the service caches it, behind its own lock.
@@ -226,6 +245,7 @@ pub(super) fn status_name(s: MatchStatus) -> &'static str {
         MatchStatus::Finished => "finished",
         MatchStatus::Resigned => "a seat resigned",
         MatchStatus::Aborted => "aborted",
+        MatchStatus::TimedOut => "a seat's clock ran out",
     }
 }
 

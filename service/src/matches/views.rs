@@ -10,7 +10,7 @@ use crate::convert::{
 };
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Meta};
+use crate::matches::model::{Live, Meta, NoticeKind};
 use crate::pb;
 
 /// What a token of a match stands for.
@@ -139,6 +139,19 @@ pub(super) fn event(
     after: &Live,
     light: bool,
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
+    event_with(meta, role, actor, None, text, after, light)
+}
+
+/// [`event`], for a notice about a seat (`notice`) or an action (`actor`).
+pub(super) fn event_with(
+    meta: &Meta,
+    role: Role,
+    actor: Option<Player>,
+    notice: Option<(usize, NoticeKind)>,
+    text: String,
+    after: &Live,
+    light: bool,
+) -> Result<(pb::WatchResponse, bool), ApiError> {
     let ended = after.status != MatchStatus::Active;
     let whole = !light || ended || after.state.deal_outcome().is_some();
     let view = match_view_with(meta, after, role, whole)?;
@@ -148,8 +161,30 @@ pub(super) fn event(
                 actor: actor.map(player_to_pb),
                 text,
                 view: Some(view),
+                notice: notice.map(|(seat, kind)| pb::SeatNotice {
+                    seat: Some(seat as u32),
+                    kind: notice_to_pb(kind) as i32,
+                }),
             })),
         },
         ended,
     ))
+}
+
+/// A notice's kind as the API's.
+fn notice_to_pb(kind: NoticeKind) -> pb::SeatNoticeKind {
+    match kind {
+        NoticeKind::TimedOut => pb::SeatNoticeKind::TimedOut,
+        NoticeKind::Away => pb::SeatNoticeKind::Away,
+        NoticeKind::Back => pb::SeatNoticeKind::Back,
+    }
+}
+
+/// The text of a notice about `seat`, as every viewer reads it.
+pub(super) fn notice_text(seat: usize, kind: NoticeKind) -> String {
+    match kind {
+        NoticeKind::TimedOut => format!("seat {seat}'s time ran out"),
+        NoticeKind::Away => format!("seat {seat} is away: its bot plays for it"),
+        NoticeKind::Back => format!("seat {seat} is back"),
+    }
 }

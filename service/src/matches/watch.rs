@@ -10,7 +10,7 @@ use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Meta, step};
-use crate::matches::views::{Role, event, match_view, role_of, text_for};
+use crate::matches::views::{Role, event, event_with, match_view, notice_text, role_of, text_for};
 use crate::pb;
 
 /// `Watch`: the viewer's snapshot, then its events (with `light`, their views without the
@@ -138,6 +138,16 @@ async fn send_change(
                 }
             }
             false
+        }
+        Change::Notice { after, seat, kind } => {
+            let text = notice_text(*seat, *kind);
+            match guard(|| event_with(meta, role, None, Some((*seat, *kind)), text, after, light)) {
+                Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    true
+                }
+            }
         }
         Change::Ended { after, text } => {
             match guard(|| event(meta, role, None, text.clone(), after, light)) {
