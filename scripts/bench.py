@@ -471,7 +471,7 @@ class Run:
                 self.failed[Crit(bench, i)] = f"criterion wrote no fresh {est.relative_to(ROOT)}"
                 continue
             median = json.loads(est.read_text())["median"]["point_estimate"]
-            elements = json.loads(meta.read_text()).get("throughput", {}).get("Elements", 1)
+            elements = (json.loads(meta.read_text()).get("throughput") or {}).get("Elements", 1)
             self.values[Crit(bench, i)] = median / elements
 
     def ratio(self, bench: str) -> None:
