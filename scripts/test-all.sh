@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 echo "== Rust: format, lints, tests (engine, service, python crate) =="
 cargo fmt --all -- --check
+# The game modules are declared inside the `games!` macro, which rustfmt does not expand.
+rustfmt --edition 2024 --check engine/src/games/*/mod.rs
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc -p cardhouse --no-deps --locked
 # The engine must stay pure: no async, protobuf or Python in its dependency tree.

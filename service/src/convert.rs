@@ -37,6 +37,7 @@ pub fn seat_from_pb(kind: i32) -> Option<Seat> {
         pb::SeatKind::RandomBot => Some(Seat::Bot(BotSeat::Random)),
         pb::SeatKind::HeuristicBot => Some(Seat::Bot(BotSeat::Heuristic)),
         pb::SeatKind::IsmctsBot => Some(Seat::Bot(BotSeat::Ismcts)),
+        pb::SeatKind::Bot => Some(Seat::Bot(BotSeat::Named)),
     }
 }
 
@@ -48,6 +49,7 @@ pub fn seat_to_pb(seat: Seat) -> pb::SeatKind {
         Seat::Bot(BotSeat::Random) => pb::SeatKind::RandomBot,
         Seat::Bot(BotSeat::Heuristic) => pb::SeatKind::HeuristicBot,
         Seat::Bot(BotSeat::Ismcts) => pb::SeatKind::IsmctsBot,
+        Seat::Bot(BotSeat::Named) => pb::SeatKind::Bot,
     }
 }
 
@@ -59,6 +61,7 @@ pub fn status_to_pb(status: MatchStatus) -> pb::MatchStatus {
         MatchStatus::Finished => pb::MatchStatus::Finished,
         MatchStatus::Resigned => pb::MatchStatus::Resigned,
         MatchStatus::Aborted => pb::MatchStatus::Aborted,
+        MatchStatus::TimedOut => pb::MatchStatus::TimedOut,
     }
 }
 
@@ -135,7 +138,26 @@ pub fn game_description(game: &AnyGame) -> pb::GameDescription {
         max_return: game.max_return(),
         max_game_length: game.max_game_length().map(|n| n as u64),
         cards: Some(card_notation(game)),
+        bots: bot_names(game),
     }
+}
+
+/// The names of the bots that can play `game` (the engine's kinds and its shipped policies).
+fn bot_names(game: &AnyGame) -> Vec<String> {
+    let mut names: Vec<String> = ["random", "heuristic", "ismcts", "rollout"]
+        .iter()
+        .map(|&n| n.to_owned())
+        .collect();
+    for policy in cardhouse::bots::policy::shipped_names() {
+        let name = format!("policy:{policy}");
+        if name
+            .parse::<cardhouse::bots::BotKind>()
+            .is_ok_and(|b| b.check_game(game).is_ok())
+        {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// How `game` writes its cards, and its pack.
@@ -314,7 +336,8 @@ mod tests {
                 pb::MatchStatus::Active,
                 pb::MatchStatus::Finished,
                 pb::MatchStatus::Resigned,
-                pb::MatchStatus::Aborted
+                pb::MatchStatus::Aborted,
+                pb::MatchStatus::TimedOut
             ]
         );
     }

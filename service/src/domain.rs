@@ -20,11 +20,8 @@ pub enum Seat {
     Bot(BotSeat),
 }
 
-/// Which bot plays a bot seat.
-///
-/// One of a fixed set today. When a seat may be any bot by name (`ismcts:200`, `policy:jass`,
-/// ...), the name is stored beside the seat's code and a variant carrying it joins these;
-/// the codes below stay what they are.
+/// Which bot plays a bot seat: one of the first three seat kinds of the API, or any bot by
+/// its name ([`BotSeat::Named`]: the name is stored beside the seat's code).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BotSeat {
     /// A uniformly random legal action (seeded from the match's seed and move number).
@@ -33,15 +30,19 @@ pub enum BotSeat {
     Heuristic,
     /// Information-set Monte Carlo tree search, with the match's iteration budget.
     Ismcts,
+    /// Any bot the engine knows, by the name stored beside the seat (`rollout:64`,
+    /// `policy:jass`, ...).
+    Named,
 }
 
 impl Seat {
     /// Every seat kind, in the order of their codes.
-    pub const ALL: [Seat; 4] = [
+    pub const ALL: [Seat; 5] = [
         Seat::Human,
         Seat::Bot(BotSeat::Random),
         Seat::Bot(BotSeat::Heuristic),
         Seat::Bot(BotSeat::Ismcts),
+        Seat::Bot(BotSeat::Named),
     ];
 
     /// The seat's stored code (frozen; see the module docs).
@@ -52,6 +53,7 @@ impl Seat {
             Seat::Bot(BotSeat::Random) => 2,
             Seat::Bot(BotSeat::Heuristic) => 3,
             Seat::Bot(BotSeat::Ismcts) => 4,
+            Seat::Bot(BotSeat::Named) => 5,
         }
     }
 
@@ -63,6 +65,7 @@ impl Seat {
             2 => Some(Seat::Bot(BotSeat::Random)),
             3 => Some(Seat::Bot(BotSeat::Heuristic)),
             4 => Some(Seat::Bot(BotSeat::Ismcts)),
+            5 => Some(Seat::Bot(BotSeat::Named)),
             _ => None,
         }
     }
@@ -79,15 +82,19 @@ pub enum MatchStatus {
     Resigned,
     /// Ended by its owner, the operator, abandonment or its length limit, without a result.
     Aborted,
+    /// Ended because a seat's clock ran out and the match's policy was to resign it (the
+    /// match names the seat, as for a resignation).
+    TimedOut,
 }
 
 impl MatchStatus {
     /// Every status, in the order of their codes.
-    pub const ALL: [MatchStatus; 4] = [
+    pub const ALL: [MatchStatus; 5] = [
         MatchStatus::Active,
         MatchStatus::Finished,
         MatchStatus::Resigned,
         MatchStatus::Aborted,
+        MatchStatus::TimedOut,
     ];
 
     /// The status's stored code (frozen; see the module docs).
@@ -98,6 +105,7 @@ impl MatchStatus {
             MatchStatus::Finished => 2,
             MatchStatus::Resigned => 3,
             MatchStatus::Aborted => 4,
+            MatchStatus::TimedOut => 5,
         }
     }
 
@@ -109,6 +117,7 @@ impl MatchStatus {
             2 => Some(MatchStatus::Finished),
             3 => Some(MatchStatus::Resigned),
             4 => Some(MatchStatus::Aborted),
+            5 => Some(MatchStatus::TimedOut),
             _ => None,
         }
     }
@@ -122,6 +131,7 @@ impl MatchStatus {
             MatchStatus::Finished => "finished",
             MatchStatus::Resigned => "resigned",
             MatchStatus::Aborted => "aborted",
+            MatchStatus::TimedOut => "timed_out",
         }
     }
 
@@ -134,6 +144,7 @@ impl MatchStatus {
             MatchStatus::Finished => "MATCH_STATUS_FINISHED",
             MatchStatus::Resigned => "MATCH_STATUS_RESIGNED",
             MatchStatus::Aborted => "MATCH_STATUS_ABORTED",
+            MatchStatus::TimedOut => "MATCH_STATUS_TIMED_OUT",
         }
     }
 }
@@ -145,9 +156,9 @@ mod tests {
     #[test]
     fn the_stored_codes_are_frozen() {
         let seats: Vec<i32> = Seat::ALL.iter().map(|s| s.code()).collect();
-        assert_eq!(seats, [1, 2, 3, 4]);
+        assert_eq!(seats, [1, 2, 3, 4, 5]);
         let statuses: Vec<i32> = MatchStatus::ALL.iter().map(|s| s.code()).collect();
-        assert_eq!(statuses, [1, 2, 3, 4]);
+        assert_eq!(statuses, [1, 2, 3, 4, 5]);
     }
 
     #[test]
@@ -158,9 +169,10 @@ mod tests {
         for s in MatchStatus::ALL {
             assert_eq!(MatchStatus::from_code(s.code()), Some(s));
         }
-        for code in [0, 5, -1, 99, i32::MAX, i32::MIN] {
+        for code in [0, 6, -1, 99, i32::MAX, i32::MIN] {
             assert_eq!(Seat::from_code(code), None, "{code}");
             assert_eq!(MatchStatus::from_code(code), None, "{code}");
         }
+        assert_eq!(MatchStatus::from_code(6), None);
     }
 }

@@ -2,15 +2,17 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use cardhouse::{AnyState, Rng, SeededRng, Viewer};
 use tonic::{Request, Response, Status};
 
-use crate::bot_action::{BotLimits, bot_action};
+use crate::bot_action::bot_action;
 use crate::convert::{
     decode_state, game_description, json_to_struct, legal_actions, options_from_pb, player_to_pb,
 };
 use crate::error::{ApiError, guard, within_limit};
+use crate::matches::{BotLimits, MatchLimits};
 use crate::pb;
 use crate::pb::engine_server::Engine;
 
@@ -24,9 +26,12 @@ pub struct EngineLimits {
     /// Largest response: a BatchStep whose results would not fit stops early with
     /// RESOURCE_EXHAUSTED instead of building it (its memory).
     pub max_response_bytes: usize,
-    /// The thinking a BotAction may take: [`crate::serve`] gives it the limits of the
-    /// server's bot seats ([`crate::matches::MatchLimits`]).
+    /// The work a BotAction's bot may do a move: [`crate::serve`] gives it the limits of
+    /// the server's bot seats ([`crate::matches::MatchLimits::bot_limits`]).
     pub bots: BotLimits,
+    /// The most time a BotAction's bot thinks (then it plays its best move so far): the
+    /// bot seats' (`--bot-move-ms`).
+    pub bot_move_time: Duration,
 }
 
 impl Default for EngineLimits {
@@ -36,6 +41,7 @@ impl Default for EngineLimits {
             max_batch_actions: 50_000_000,
             max_response_bytes: 16 * 1024 * 1024,
             bots: BotLimits::default(),
+            bot_move_time: MatchLimits::default().bot_move_time,
         }
     }
 }
@@ -513,12 +519,12 @@ impl Engine for EngineService {
 
     async fn bot_action(&self, req: Request<pb::BotActionRequest>) -> Reply<pb::BotActionResponse> {
         let req = req.into_inner();
-        let limits = self.limits.bots.clone();
+        let (limits, move_time) = (self.limits.bots, self.limits.bot_move_time);
         let cancel = Cancel::default();
         let _on_drop = CancelOnDrop(cancel.clone());
         // A search takes up to the move time: run it off the async workers.
         let out = tokio::task::spawn_blocking(move || {
-            guard(|| bot_action(&req, &limits, &|| cancel.is_set()))
+            guard(|| bot_action(&req, limits, move_time, &|| cancel.is_set()))
         })
         .await
         .unwrap_or_else(|e| Err(ApiError::Internal(format!("bot task failed: {e}"))));

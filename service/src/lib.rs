@@ -15,8 +15,8 @@
 //! | [`fds`] | the file descriptor limit, raised; connections kept within it | — |
 //! | [`tls`] | TLS and mutual TLS on the listener: the files, read and checked | — |
 //! | [`web`] | gRPC-Web, CORS and the web table (folder) | — |
-//! | [`engine_service`] | `cardhouse.v1.Engine`: the stateless engine over gRPC | `auth`, `bot_action`, `convert`, `error`, `pb` |
-//! | [`bot_action`] | `Engine.BotAction`: a bot's move for a caller's state, under the bot seats' limits | `convert`, `error`, `pb` |
+//! | [`engine_service`] | `cardhouse.v1.Engine`: the stateless engine over gRPC | `auth`, `bot_action`, `convert`, `error`, `matches`, `pb` |
+//! | [`bot_action`] | `Engine.BotAction`: a bot's move for a caller's state, under the bot seats' limits | `convert`, `error`, `matches`, `pb` |
 //! | [`matches`](mod@matches) | `cardhouse.v1.Matches` and `Admin`: server-held matches (folder) | `auth`, `clock`, `convert`, `domain`, `error`, `metrics`, `pb`, `shutdown`, `store` |
 //! | [`response_limit`] | `Matches` responses over the message limit refused | `error`, `matches`, `pb` |
 //! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock`, `domain`, `error`, `metrics` |

@@ -299,9 +299,8 @@ pub async fn serve_with_ready(
     let mut engine_limits = config.engine.clone();
     engine_limits.max_response_bytes = config.max_message_bytes;
     // BotAction's bots think under the limits of the match's bot seats.
-    engine_limits.bots.max_ismcts_iterations = config.matches.max_ismcts_iterations;
-    engine_limits.bots.max_rollout_playouts = config.matches.max_rollout_playouts;
-    engine_limits.bots.move_time = config.matches.bot_move_time;
+    engine_limits.bots = config.matches.bot_limits();
+    engine_limits.bot_move_time = config.matches.bot_move_time;
     let engine = EngineService::new(engine_limits);
 
     let (health, _) = tonic_health::server::health_reporter();

@@ -171,7 +171,7 @@ def play_one(driver, prefer_cards: bool = True) -> str:
 
 def test_a_whole_klaberjass_deal_against_the_bot_then_its_record(server, browser):
     d = browser
-    create_in_lobby(d, server, "klaberjass", ["human", "heuristic bot"], seed=11, scope="deal")
+    create_in_lobby(d, server, "klaberjass", ["human", "heuristic"], seed=11, scope="deal")
     assert "seat 0" in text_of(d, ".match-header .role")
     # Only the seat's own hand is face up; the bot's is backs.
     mine = len(css(d, ".seat.me .hand .card[data-card]"))
@@ -229,7 +229,7 @@ def test_a_whole_klaberjass_deal_against_the_bot_then_its_record(server, browser
 
 def test_a_spectator_sees_a_jass_match_live_with_swiss_suits(server, browser):
     d = browser
-    create_in_lobby(d, server, "jass", ["human", "heuristic bot", "heuristic bot", "heuristic bot"], seed=5, scope="deal")
+    create_in_lobby(d, server, "jass", ["human", "heuristic", "heuristic", "heuristic"], seed=5, scope="deal")
     player = d.current_window_handle
     # Swiss suits on the cards, never French ones.
     assert css(d, ".seat.me .hand svg.suit-roses, .seat.me .hand svg.suit-bells, .seat.me .hand svg.suit-acorns, .seat.me .hand svg.suit-shields")

@@ -20,6 +20,8 @@ export interface TableInput {
   /** The game's view for this viewer (a seat's, the spectator's or the full record's). */
   view: JsonObject;
   seats: SeatKind[];
+  /** The bot of each bot seat, by seat (`heuristic`, `ismcts:200`, `policy:jass`). */
+  bots?: { [seat: number]: string };
   /** The viewer's seat: drawn at the bottom. */
   me?: number;
   /** The viewer's legal actions (empty when it is not to move). */
@@ -287,7 +289,7 @@ export function renderTable(t: TableInput): HTMLElement {
           class: `seat pos-${seatPosition(seat, bottom, t.players)}${toAct === seat ? " to-act" : ""}${seat === t.me ? " me" : ""}`,
           "data-seat": seat,
         },
-        h("div", { class: "seat-label" }, `Seat ${seat} · ${seatKindLabel(t.seats[seat])}`, badges),
+        h("div", { class: "seat-label" }, `Seat ${seat} · ${t.bots?.[seat] ?? seatKindLabel(t.seats[seat])}`, badges),
         h("div", { class: `cards hand${Array.isArray(hand) ? "" : " hidden-hand"}` }, cards),
         seatExtras(t, seat),
         seat === t.me ? actions : null,

@@ -193,6 +193,7 @@ fn seat_name(kind: i32) -> &'static str {
         Ok(pb::SeatKind::RandomBot) => "random",
         Ok(pb::SeatKind::HeuristicBot) => "heuristic",
         Ok(pb::SeatKind::IsmctsBot) => "ismcts",
+        Ok(pb::SeatKind::Bot) => "bot",
         _ => "?",
     }
 }

@@ -134,12 +134,11 @@ pub struct ServeArgs {
     #[arg(long, env = "CARDHOUSE_MAX_ISMCTS_ITERATIONS", default_value_t = 100_000,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_ismcts_iterations: u32,
-    /// Most playouts a rollout bot may spend on one move (Engine.BotAction refuses a
-    /// `rollout:N` asking for more, and samples fewer determinizations of a move with many
-    /// plans).
-    #[arg(long, env = "CARDHOUSE_MAX_ROLLOUT_PLAYOUTS", default_value_t = 10_000,
-          value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    max_rollout_playouts: u32,
+    /// Most determinizations a `rollout` bot may spend on one move, whatever its seat asks
+    /// (CreateMatch refuses more).
+    #[arg(long, env = "CARDHOUSE_MAX_ROLLOUT_SAMPLES", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_rollout_samples: u32,
     /// Most milliseconds a bot may think about one move (it then plays its best so far).
     #[arg(long, env = "CARDHOUSE_BOT_MOVE_MS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
@@ -382,7 +381,7 @@ fn config(args: ServeArgs, engine_access: EngineAccess) -> Config {
                 .unwrap_or(MatchLimits::default().bot_workers)
                 .max(1),
             max_ismcts_iterations: args.max_ismcts_iterations,
-            max_rollout_playouts: args.max_rollout_playouts,
+            max_rollout_samples: args.max_rollout_samples,
             bot_move_time: Duration::from_millis(args.bot_move_ms),
             max_match_actions: args.max_match_actions,
             all_bot_matches: match args.all_bot_matches {

@@ -4,40 +4,14 @@
 
 use std::time::Instant;
 
+use cardhouse::bots::BotKind;
 use cardhouse::bots::autoplay::{Autoplay, PerMove, Until, play_until};
-use cardhouse::bots::{BotKind, IsmctsConfig};
-use cardhouse::{Action, AnyGame, AnyState, Player};
+use cardhouse::{Action, AnyState, Player};
 
 use crate::clock::now_ms;
-use crate::domain::{BotSeat, MatchStatus, Seat};
+use crate::domain::MatchStatus;
 use crate::matches::model::{Change, Live, Meta, Moves, count_known};
-
-/// The bot playing each seat (`None` for humans) of a match of `game` whose IS-MCTS bots
-/// ask for `ismcts_iterations` a move (0: the game's default), held to `max_iterations`.
-pub(super) fn seat_bots(
-    seats: &[Seat],
-    game: &AnyGame,
-    ismcts_iterations: u32,
-    max_iterations: u32,
-) -> Vec<Option<BotKind>> {
-    let asked = match ismcts_iterations {
-        0 => game.default_ismcts_iterations(),
-        n => n,
-    };
-    let iterations = asked.min(max_iterations).max(1);
-    seats
-        .iter()
-        .map(|k| match k {
-            Seat::Bot(BotSeat::Random) => Some(BotKind::Random),
-            Seat::Bot(BotSeat::Heuristic) => Some(BotKind::Heuristic),
-            Seat::Bot(BotSeat::Ismcts) => Some(BotKind::Ismcts(IsmctsConfig {
-                iterations,
-                ..IsmctsConfig::default()
-            })),
-            Seat::Human => None,
-        })
-        .collect()
-}
+use crate::matches::seats::is_slow;
 
 /// How much [`advance`] may do in one call.
 pub(super) struct Chunk<'a> {
@@ -45,7 +19,7 @@ pub(super) struct Chunk<'a> {
     pub(super) max_actions: usize,
     /// When to stop (checked before each slow bot move and every 64 other actions).
     pub(super) deadline: Option<Instant>,
-    /// Whether slow bots (IS-MCTS) may move: only on the bot workers.
+    /// Whether slow bots (searches: IS-MCTS, rollouts) may move: only on the bot workers.
     pub(super) expensive: bool,
     /// The match's length limit: no action is added once the history holds this many.
     pub(super) max_total: u64,
@@ -99,7 +73,7 @@ pub(super) fn advance(
     let mut done = 0usize;
     let mut proceed = |_: &AnyState, actor: Player| {
         let slow = matches!(actor, Player::Seat(s)
-            if matches!(meta.bots.get(s), Some(Some(BotKind::Ismcts(_)))));
+            if meta.bots.get(s).is_some_and(|b| b.as_ref().is_some_and(is_slow)));
         let go = (expensive || !slow)
             && !deadline.is_some_and(|d| (slow || done.is_multiple_of(64)) && Instant::now() >= d);
         done += usize::from(go);

@@ -16,6 +16,7 @@ use tokio::sync::Mutex;
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::model::Match;
+use crate::matches::seats::BotLimits;
 use crate::matches::stored::{adopt, resume};
 use crate::store::{Damaged, Loaded, Newer, Store, StoreError, StoredMatch};
 
@@ -74,7 +75,7 @@ pub(super) struct Cache {
     ended: StdMutex<HashMap<String, Ended>>,
     store: Store,
     /// IS-MCTS iterations a bot may spend on a move (matches read back are held to it).
-    max_iterations: u32,
+    bot_limits: BotLimits,
     /// Matches an exclusive store set aside as damaged when it was opened: never served.
     set_aside: HashSet<String>,
     /// Damage already logged: match id → the version and what was found (logged again only
@@ -92,13 +93,13 @@ impl Cache {
         ended: HashMap<String, Ended>,
         set_aside: HashSet<String>,
         store: Store,
-        max_iterations: u32,
+        bot_limits: BotLimits,
     ) -> Cache {
         Cache {
             table: RwLock::new(matches),
             ended: StdMutex::new(ended),
             store,
-            max_iterations,
+            bot_limits,
             set_aside,
             reported: StdMutex::default(),
         }
@@ -192,8 +193,8 @@ impl Cache {
         } else {
             return Err(ApiError::MatchNotFound(id.to_owned()));
         };
-        let max_iterations = self.max_iterations;
-        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored, max_iterations))) {
+        let bot_limits = self.bot_limits;
+        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored, bot_limits))) {
             Ok(Ok(m)) => m,
             Ok(Err(what)) => {
                 let id = id.to_owned();
@@ -228,8 +229,8 @@ impl Cache {
             Ok(Newer::Same) => Ok(()),
             Ok(Newer::Changed(loaded)) => {
                 let (version, place) = (loaded.version, loaded.place.clone());
-                let max_iterations = self.max_iterations;
-                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded, max_iterations))) {
+                let bot_limits = self.bot_limits;
+                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded, bot_limits))) {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(what)) => {
                         let id = m.meta.id.clone();

@@ -7,14 +7,15 @@ use cardhouse::AnyGame;
 
 use crate::auth::{hash_token, random_token};
 use crate::convert::{game_info, options_from_pb, seat_from_pb};
-use crate::domain::{MatchStatus, Seat};
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::error::{ApiError, guard};
-use crate::matches::bots::{Chunk, advance, enforce_length, seat_bots};
+use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
 use crate::matches::model::{Live, Match, Meta, Moves, SpectatorToken};
+use crate::matches::seats::{BotLimits, bot_for, seat_bots};
 use crate::matches::spectators::{MAX_CREATE_DELAYS, spectator_delay};
 use crate::matches::stored::stored;
 use crate::matches::views::{Role, match_view};
@@ -25,8 +26,8 @@ use crate::store::StoreError;
 /// carries the operator credential).
 ///
 /// # Errors
-/// A bad game, option, seat list, bot budget or spectator delay (`INVALID_ARGUMENT`), an all-bot match where
-/// the server does not allow one (`PERMISSION_DENIED`), the match limit
+/// A bad game, option, seat list, bot budget or spectator delay (`INVALID_ARGUMENT`), an
+/// all-bot match where the server does not allow one (`PERMISSION_DENIED`), the match limit
 /// (`RESOURCE_EXHAUSTED`), or a store that failed.
 pub(super) async fn create(
     hub: &Arc<Hub>,
@@ -36,28 +37,7 @@ pub(super) async fn create(
     writable(&hub.store)?;
     let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
     let n = game.num_players();
-    let seats: Vec<Seat> = if req.seats.is_empty() {
-        vec![Seat::Human; n]
-    } else {
-        if req.seats.len() != n {
-            return Err(ApiError::InvalidArgument(format!(
-                "`seats` has {} entries; {} has {n} seats (or leave it empty for all human)",
-                req.seats.len(),
-                game.name()
-            )));
-        }
-        req.seats
-            .iter()
-            .map(|&k| {
-                seat_from_pb(k).ok_or_else(|| {
-                    ApiError::InvalidArgument(format!(
-                        "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
-                         SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
-                    ))
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let (seats, bot_names) = seats_of(&req, &game, hub.limits.bot_limits())?;
     let max_iterations = hub.limits.max_ismcts_iterations;
     let ismcts_iterations = match req.ismcts_iterations {
         None => 0,
@@ -123,7 +103,15 @@ pub(super) async fn create(
         id: random_token()?,
         game: game_info(&game),
         seed,
-        bots: seat_bots(&seats, &game, ismcts_iterations, max_iterations),
+        bots: seat_bots(
+            &seats,
+            &bot_names,
+            &game,
+            ismcts_iterations,
+            hub.limits.bot_limits(),
+        )
+        .map_err(ApiError::Internal)?,
+        bot_names,
         ismcts_iterations,
         seats,
         seat_tokens: seat_tokens
@@ -207,6 +195,74 @@ pub(super) async fn create(
         drive(hub, meta.id.clone());
     }
     Ok(response)
+}
+
+/// The seats `req` asks for (every seat human if it names none), and the bot name of each
+/// `SEAT_KIND_BOT` seat, each checked: the name parses, plays the game, and is within the
+/// server's `limits`.
+fn seats_of(
+    req: &pb::CreateMatchRequest,
+    game: &AnyGame,
+    limits: BotLimits,
+) -> Result<(Vec<Seat>, Vec<Option<String>>), ApiError> {
+    let n = game.num_players();
+    if let Some(&s) = req.bots.keys().find(|&&s| s as usize >= n) {
+        return Err(ApiError::InvalidArgument(format!(
+            "`bots` names seat {s}; {} has seats 0 to {}",
+            game.name(),
+            n - 1
+        )));
+    }
+    if req.seats.is_empty() {
+        if !req.bots.is_empty() {
+            return Err(ApiError::InvalidArgument(
+                "`bots` is given but `seats` is empty (every seat human): give the seats, \
+                 SEAT_KIND_BOT for each seat a named bot plays"
+                    .into(),
+            ));
+        }
+        return Ok((vec![Seat::Human; n], vec![None; n]));
+    }
+    if req.seats.len() != n {
+        return Err(ApiError::InvalidArgument(format!(
+            "`seats` has {} entries; {} has {n} seats (or leave it empty for all human)",
+            req.seats.len(),
+            game.name()
+        )));
+    }
+    let mut seats = Vec::with_capacity(n);
+    let mut names = Vec::with_capacity(n);
+    for (s, &k) in req.seats.iter().enumerate() {
+        let seat = seat_from_pb(k).ok_or_else(|| {
+            ApiError::InvalidArgument(format!(
+                "seat kind {k} of seat {s} is not allowed: every seat must be \
+                 SEAT_KIND_HUMAN, SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT, \
+                 SEAT_KIND_ISMCTS_BOT or SEAT_KIND_BOT"
+            ))
+        })?;
+        let name = req.bots.get(&(s as u32));
+        match (seat, name) {
+            (Seat::Bot(BotSeat::Named), Some(name)) => {
+                bot_for(name, game, limits)?;
+                names.push(Some(name.trim().to_owned()));
+            }
+            (Seat::Bot(BotSeat::Named), None) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "seat {s} is SEAT_KIND_BOT: name its bot in `bots` (e.g. \"heuristic\", \
+                     \"ismcts:200\", \"rollout:64\", \"policy:{}\")",
+                    game.name()
+                )));
+            }
+            (_, Some(_)) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "`bots` names a bot for seat {s}, which is not SEAT_KIND_BOT"
+                )));
+            }
+            (_, None) => names.push(None),
+        }
+        seats.push(seat);
+    }
+    Ok((seats, names))
 }
 
 fn random_u64() -> Result<u64, ApiError> {

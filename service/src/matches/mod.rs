@@ -10,7 +10,7 @@
 //! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `create`, `play`, `records`, `service`, `spectators`, `watch` |
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `cache`, `hub`, `model`, `play`, `records`, `service`, `views` |
 //! | `service.rs` | building the service: resuming matches, starting their bots | `admission`, `cache`, `driver`, `gauges`, `handoff`, `hub`, `limits`, `pool`, `replicas`, `retention`, `stored` |
-//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `spectators`, `stored`, `views` |
+//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `seats`, `spectators`, `stored`, `views` |
 //! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `spectators`, `stored`, `views` |
 //! | `records.rs` | `GetRecord` | `hub`, `spectators` |
 //! | `spectators.rs` | `IssueSpectatorToken`, the delays allowed, a token's role (looked up again in a shared store) | `commit`, `hub`, `model`, `views` |
@@ -22,16 +22,17 @@
 //! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `cache`, `driver`, `handoff`, `hub`, `model`, `stored`, `watch` |
 //! | `handoff.rs` | a shared store: notices of matches in use, handed to the request holding them | — |
 //! | `hub.rs` | the state every request shares | `admission`, `cache`, `handoff`, `limits`, `pool` |
-//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `stored` |
+//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `seats`, `stored` |
 //! | `admission.rs` | the match limit, reserved before creation | — |
 //! | `commit.rs` | a change stored, then applied in memory and broadcast (a new header too: a token issued) | `model`, `stored` |
 //! | `views.rs` | redaction: roles, views, texts and events for each viewer (a delayed spectator's of the prefix it is shown), in the API's terms | `model` |
-//! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model` |
-//! | `stored.rs` | a match to and from its stored form, checked when read | `bots`, `model` |
+//! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model`, `seats` |
+//! | `seats.rs` | who plays each seat: any bot by name, held to the server's limits | — |
+//! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `seats` |
 //! | `model.rs` | the match in memory (its seats and status as [`crate::domain`] has them), moves, move numbers, the prefix a delayed spectator is shown | — |
-//! | `limits.rs` | the service's limits (the server's flags) | — |
+//! | `limits.rs` | the service's limits (the server's flags) | `seats` |
 //! | `gauges.rs` | the live-matches gauge, counted at each metrics scrape | `hub` |
-//! | `mod.rs` | the module's face: `MatchesService`, `AdminService`, the limits | `admin`, `limits`, `service` |
+//! | `mod.rs` | the module's face: `MatchesService`, `AdminService`, the limits | `admin`, `limits`, `seats`, `service` |
 //!
 //! The protobuf enums of seats and statuses appear only where a request is read or an
 //! answer written (`create.rs`, `views.rs`, `records.rs`, `admin.rs`, through
@@ -74,6 +75,7 @@ mod pool;
 mod records;
 mod replicas;
 mod retention;
+mod seats;
 mod service;
 mod spectators;
 mod stored;
@@ -82,4 +84,5 @@ mod watch;
 
 pub use admin::AdminService;
 pub use limits::{AllBotMatches, MatchLimits};
+pub use seats::{BotLimits, bot_for};
 pub use service::MatchesService;

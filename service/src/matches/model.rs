@@ -27,6 +27,9 @@ pub(super) struct Meta {
     pub(super) seats: Vec<Seat>,
     /// The bot of each bot seat.
     pub(super) bots: Vec<Option<BotKind>>,
+    /// The name of each seat's bot as asked for, for seats of kind
+    /// [`BotSeat::Named`](crate::domain::BotSeat::Named) (stored beside the seat).
+    pub(super) bot_names: Vec<Option<String>>,
     /// IS-MCTS iterations per move as stored (0: the default).
     pub(super) ismcts_iterations: u32,
     pub(super) seat_tokens: Vec<Option<String>>,
@@ -67,6 +70,25 @@ pub(super) enum Change {
     Actions { before: Live, actions: Vec<Action> },
     /// The match ended early (resignation, abort, or its length limit), as `text` says.
     Ended { after: Live, text: String },
+    /// Something happened to a seat (not an action), leaving the match at `after`.
+    #[allow(dead_code)] // made by the clocks (in progress)
+    Notice {
+        after: Live,
+        seat: usize,
+        kind: NoticeKind,
+    },
+}
+
+/// What happened to a seat at the table, as a [`Change::Notice`] tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // made by the clocks (in progress)
+pub(super) enum NoticeKind {
+    /// Its clock ran out: the match's timeout policy applies.
+    TimedOut,
+    /// It is away: its stand-in bot plays its turns at once.
+    Away,
+    /// It is back: it plays its own turns again.
+    Back,
 }
 
 /// A match as the service caches it, behind its own lock.
@@ -235,6 +257,7 @@ pub(super) fn status_name(s: MatchStatus) -> &'static str {
         MatchStatus::Finished => "finished",
         MatchStatus::Resigned => "a seat resigned",
         MatchStatus::Aborted => "aborted",
+        MatchStatus::TimedOut => "a seat's clock ran out",
     }
 }
 

@@ -63,8 +63,8 @@ impl MatchesService {
                 ended.insert(id, Ended::stored(at, status));
                 continue;
             }
-            let max_iterations = limits.max_ismcts_iterations;
-            let m = match std::panic::catch_unwind(|| resume(s, max_iterations)) {
+            let bot_limits = limits.bot_limits();
+            let m = match std::panic::catch_unwind(|| resume(s, bot_limits)) {
                 Ok(Ok(m)) => m,
                 outcome => {
                     let what = match outcome {
@@ -107,7 +107,7 @@ impl MatchesService {
                 ended,
                 set_aside,
                 store.clone(),
-                limits.max_ismcts_iterations,
+                limits.bot_limits(),
             ),
             handoff: Handoff::default(),
             admission,
@@ -119,6 +119,7 @@ impl MatchesService {
         tracing::info!(
             bot_workers = hub.pool.workers(),
             max_ismcts_iterations = hub.limits.max_ismcts_iterations,
+            max_rollout_samples = hub.limits.max_rollout_samples,
             max_match_actions = hub.limits.max_match_actions,
             "bot workers started"
         );

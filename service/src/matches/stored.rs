@@ -9,11 +9,11 @@ use std::sync::Arc;
 use crate::clock::now_ms;
 use crate::convert::game_info;
 use crate::domain::MatchStatus;
-use crate::matches::bots::seat_bots;
 use crate::matches::model::{
     Change, Live, Match, Meta, Moves, SpectatorToken, apply_counted, bots_to_move, count_known,
     ended_text, status_of,
 };
+use crate::matches::seats::{BotLimits, seat_bots};
 use crate::store::check::{check, check_header};
 use crate::store::{DelayedToken, Loaded, STORED_FORMAT, StoredMatch};
 
@@ -36,6 +36,15 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
         resigned_seat: live.resigned_seat,
         ended_at_ms: live.ended_at_ms,
         ismcts_iterations: meta.ismcts_iterations,
+        bot_names: if meta.bot_names.iter().any(Option::is_some) {
+            meta.bot_names
+                .iter()
+                .map(|n| n.clone().unwrap_or_default())
+                .collect()
+        } else {
+            // As every match stored before seats could be any bot.
+            Vec::new()
+        },
         delayed_spectators: meta
             .spectators
             .iter()
@@ -59,13 +68,12 @@ fn spectators(s: &StoredMatch) -> Vec<SpectatorToken> {
 }
 
 /// A match read from a store, checked ([`check`]: a damaged one is never served) and its
-/// history replayed to recount every viewer's move number; its IS-MCTS bots held to
-/// `max_iterations` a move.
+/// history replayed to recount every viewer's move number; its bots held to `limits`.
 ///
 /// # Errors
 /// What is wrong with the stored match, for the operator's log (the caller answers
 /// `DATA_LOSS`).
-pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, String> {
+pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String> {
     let (final_state, header) = check(&s)?;
     let game = final_state.game();
     // Recompute every viewer's move number by replaying the history (checked already).
@@ -79,12 +87,16 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
             .map_err(|e| format!("the history does not replay: {e}"))?;
     }
     let seats = header.seats;
+    let bot_names: Vec<Option<String>> = (0..n)
+        .map(|i| s.bot_names.get(i).filter(|n| !n.is_empty()).cloned())
+        .collect();
     let issued = spectators(&s);
     let meta = Meta {
         id: s.id,
         game: game_info(&game),
         seed: s.seed,
-        bots: seat_bots(&seats, &game, s.ismcts_iterations, max_iterations),
+        bots: seat_bots(&seats, &bot_names, &game, s.ismcts_iterations, limits)?,
+        bot_names,
         ismcts_iterations: s.ismcts_iterations,
         seat_tokens: s
             .seat_tokens
@@ -123,6 +135,10 @@ fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
         && meta.ismcts_iterations == s.ismcts_iterations
         && meta.seats.len() == s.seats.len()
         && meta.seats.iter().zip(&s.seats).all(|(a, &b)| a.code() == b)
+        && (0..meta.seats.len()).all(|i| {
+            meta.bot_names[i].as_deref().unwrap_or("")
+                == s.bot_names.get(i).map_or("", String::as_str)
+        })
         && meta.seat_tokens.len() == s.seat_tokens.len()
         && meta
             .seat_tokens
@@ -141,7 +157,7 @@ fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
 /// # Errors
 /// What is wrong with the stored match, for the operator's log (the caller answers
 /// `DATA_LOSS`).
-pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Result<(), String> {
+pub(super) fn adopt(m: &mut Match, loaded: Loaded, bot_limits: BotLimits) -> Result<(), String> {
     // Read without replaying: the cached state is the start of the stored one whenever its
     // game, options and rules version are the same (a match's never change, but a replica
     // of another release may write another rules version), and only the new actions are
@@ -172,7 +188,7 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Resul
         // Histories only grow; a match replaced wholesale is resumed from scratch (its
         // watchers see the next change).
         tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
-        let resumed = resume(loaded.stored.clone(), max_iterations)?;
+        let resumed = resume(loaded.stored.clone(), bot_limits)?;
         if !same_meta(&m.meta, &loaded.stored) {
             // Tokens or seats changed: the cached facts are replaced too.
             m.meta = resumed.meta;

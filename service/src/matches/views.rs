@@ -14,7 +14,7 @@ use crate::convert::{
 };
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Meta, shown};
+use crate::matches::model::{Live, Meta, NoticeKind, shown};
 use crate::pb;
 
 /// What a token of a match stands for.
@@ -127,12 +127,25 @@ fn seen_view(
         },
         returns: state.returns().to_vec(),
         seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
+        bots: bot_names(meta),
         resigned_seat: live.resigned_seat,
         delay: match role {
             Role::Delayed(delay) => Some(delay),
             Role::Seat(_) | Role::Owner | Role::Spectator => None,
         },
     })
+}
+
+/// The bot of each bot seat, by seat, as its name (`heuristic`, `ismcts:200`, `policy:jass`).
+pub(super) fn bot_names(meta: &Meta) -> std::collections::HashMap<u32, String> {
+    meta.bots
+        .iter()
+        .enumerate()
+        .filter_map(|(s, b)| {
+            // The bot as it plays (held to the server's limits), not only as asked.
+            b.as_ref().map(|bot| (s as u32, bot.to_string()))
+        })
+        .collect()
 }
 
 /// The full view of `live` for `role`.
@@ -164,6 +177,19 @@ pub(super) fn event(
     after: &Live,
     light: bool,
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
+    event_with(meta, role, actor, None, text, after, light)
+}
+
+/// [`event`], for a notice about a seat (`notice`) or an action (`actor`).
+pub(super) fn event_with(
+    meta: &Meta,
+    role: Role,
+    actor: Option<Player>,
+    notice: Option<(usize, NoticeKind)>,
+    text: String,
+    after: &Live,
+    light: bool,
+) -> Result<(pb::WatchResponse, bool), ApiError> {
     let ended = after.status != MatchStatus::Active;
     let whole = !light || ended || after.state.deal_outcome().is_some();
     let view = seen_view(meta, after, role, whole)?;
@@ -173,8 +199,30 @@ pub(super) fn event(
                 actor: actor.map(player_to_pb),
                 text,
                 view: Some(view),
+                notice: notice.map(|(seat, kind)| pb::SeatNotice {
+                    seat: Some(seat as u32),
+                    kind: notice_to_pb(kind) as i32,
+                }),
             })),
         },
         ended,
     ))
+}
+
+/// A notice's kind as the API's.
+fn notice_to_pb(kind: NoticeKind) -> pb::SeatNoticeKind {
+    match kind {
+        NoticeKind::TimedOut => pb::SeatNoticeKind::TimedOut,
+        NoticeKind::Away => pb::SeatNoticeKind::Away,
+        NoticeKind::Back => pb::SeatNoticeKind::Back,
+    }
+}
+
+/// The text of a notice about `seat`, as every viewer reads it.
+pub(super) fn notice_text(seat: usize, kind: NoticeKind) -> String {
+    match kind {
+        NoticeKind::TimedOut => format!("seat {seat}'s time ran out"),
+        NoticeKind::Away => format!("seat {seat} is away: its bot plays for it"),
+        NoticeKind::Back => format!("seat {seat} is back"),
+    }
 }

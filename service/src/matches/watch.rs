@@ -13,7 +13,7 @@ use crate::matches::delayed::Feed;
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Meta, step};
 use crate::matches::spectators::authorize;
-use crate::matches::views::{Role, event, match_view, text_for};
+use crate::matches::views::{Role, event, event_with, match_view, notice_text, text_for};
 use crate::pb;
 
 /// `Watch`: the viewer's snapshot, then its events (with `light`, their views without the
@@ -145,6 +145,16 @@ async fn send_change(
             }
             false
         }
+        Change::Notice { after, seat, kind } => {
+            let text = notice_text(*seat, *kind);
+            match guard(|| event_with(meta, role, None, Some((*seat, *kind)), text, after, light)) {
+                Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    true
+                }
+            }
+        }
         Change::Ended { after, text } => {
             let sent = guard(|| event(meta, role, None, text.clone(), after, light));
             deliver(sent, tx).await
@@ -176,6 +186,14 @@ async fn send_delayed(
                 }
             }
             false
+        }
+        // A seat's notice is public and about the table now: sent at once, with the view
+        // of the prefix shown so far.
+        Change::Notice { seat, kind, .. } => {
+            let text = notice_text(*seat, *kind);
+            let notice = Some((*seat, *kind));
+            let sent = guard(|| event_with(meta, role, None, notice, text, feed.shown(), light));
+            deliver(sent, tx).await
         }
         Change::Ended { after, text } => {
             feed.end();

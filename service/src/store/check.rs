@@ -9,9 +9,10 @@
 //! trusts a stored match completely (seat indices, token comparisons, bot budgets): without
 //! them an edited or flipped record panicked a request, or set a bot thinking for days.
 
+use cardhouse::bots::BotKind;
 use cardhouse::{AnyGame, AnyState};
 
-use crate::domain::{MatchStatus, Seat};
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::store::{STORED_FORMAT, StoredMatch};
 
 /// The most IS-MCTS iterations a move a stored match may ask for: the API's maximum
@@ -97,7 +98,27 @@ pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<H
             }
             Seat::Human | Seat::Bot(_) => {}
         }
+        let name = m.bot_names.get(seat).map_or("", String::as_str);
+        match kind {
+            Seat::Bot(BotSeat::Named) => {
+                let bot: BotKind = name
+                    .parse()
+                    .map_err(|e| format!("seat {seat} is played by {name:?}, not a bot: {e}"))?;
+                bot.check_game(game)
+                    .map_err(|e| format!("seat {seat}'s bot {name:?} cannot play: {e}"))?;
+            }
+            _ if !name.is_empty() => {
+                return Err(format!("seat {seat} is not a named bot but has a bot name"));
+            }
+            _ => {}
+        }
         seats.push(kind);
+    }
+    if !m.bot_names.is_empty() && m.bot_names.len() != n {
+        return Err(format!(
+            "{} bot names in the header for {n} seats",
+            m.bot_names.len()
+        ));
     }
     for (name, token) in [("owner", &m.owner_token), ("spectator", &m.spectator_token)] {
         if !is_token_hash(token) {
@@ -165,7 +186,6 @@ fn is_token_hash(token: &str) -> bool {
 mod tests {
     use super::*;
     use crate::auth::hash_token;
-    use crate::domain::BotSeat;
     use crate::store::DelayedToken;
 
     /// A valid stored Klaberjass match (seat 0 human, seat 1 a random bot), just dealt.
@@ -184,6 +204,7 @@ mod tests {
             resigned_seat: None,
             ended_at_ms: 0,
             ismcts_iterations: 0,
+            bot_names: Vec::new(),
             delayed_spectators: vec![
                 DelayedToken {
                     token: hash_token("delayed"),

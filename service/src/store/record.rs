@@ -41,6 +41,11 @@ pub struct StoredMatch {
     /// Iterations per move of IS-MCTS bot seats (0: the default).
     #[prost(uint32, tag = "12")]
     pub ismcts_iterations: u32,
+    /// The bot's name per seat of kind [`BotSeat::Named`](crate::domain::BotSeat::Named)
+    /// (`rollout:64`, `policy:jass`); empty for the other seats (and every seat of a match
+    /// stored before seats could be any bot: the list is then empty).
+    #[prost(string, repeated, tag = "13")]
+    pub bot_names: Vec<String>,
     /// Spectator tokens beyond `spectator_token`: delayed ones (from `CreateMatch` or
     /// `IssueSpectatorToken`) and plain ones issued later (delay 0). Absent in records
     /// written before they existed: none.

@@ -5,6 +5,7 @@
 //! One test binary, a module per concern; the match helpers and the engine replay of a
 //! record are here.
 
+mod bots;
 #[path = "../common/mod.rs"]
 mod common;
 mod concurrency;

@@ -5,20 +5,25 @@ import { OptionKind } from "../gen/cardhouse/v1/game_pb";
 import { CreateMatchRequestSchema, SeatKind } from "../gen/cardhouse/v1/matches_pb";
 import { describeError, matches } from "../api";
 import { h } from "../dom";
-import { SEAT_KINDS } from "../format";
 import { describeGame, listGames } from "../games";
 import { matchLink, rememberLinks } from "./links";
+
+/** The seat choice of a person (every other choice is a bot's name). */
+const HUMAN = "human";
 
 export function lobbyPage(root: HTMLElement): () => void {
   // The games and their options, from the server (DescribeGames); until they arrive, or if
   // the server cannot describe them, nothing can be created.
   let games: string[] = [];
   let specs = new Map<string, OptionSpec[]>();
+  /** The bots that can play each game, by name (its description's `bots`). */
+  let botsOf = new Map<string, string[]>();
   let game = "";
   const values: Record<string, string> = {};
   /** Seats of the chosen game under the chosen options, as the server describes it. */
   let seatCount = 0;
-  let seats: SeatKind[] = [];
+  /** Who plays each seat: `human`, or a bot's name. */
+  let seats: string[] = [];
   let error = "";
 
   /** Whether the seat count is being asked again (no match is created meanwhile). */
@@ -62,7 +67,8 @@ export function lobbyPage(root: HTMLElement): () => void {
   const render = () => {
     const n = seatCount;
     // The choices made stay when the seat count changes (and while it is 0: a new game).
-    if (n > 0) seats = Array.from({ length: n }, (_, i) => seats[i] ?? (i === 0 ? SeatKind.HUMAN : SeatKind.HEURISTIC_BOT));
+    if (n > 0) seats = Array.from({ length: n }, (_, i) => seats[i] ?? (i === 0 ? HUMAN : "heuristic"));
+    const choices = [HUMAN, ...(botsOf.get(game) ?? [])];
     const gameSpecs = specs.get(game);
     root.replaceChildren(
       h(
@@ -84,8 +90,8 @@ export function lobbyPage(root: HTMLElement): () => void {
           h("fieldset", {}, h("legend", {}, "seats"),
             seats.slice(0, n).map((kind, i) =>
               h("label", { class: "option" }, h("span", {}, `seat ${i}`),
-                h("select", { name: `seat-${i}`, onchange: (e: Event) => { seats[i] = Number((e.target as HTMLSelectElement).value) as SeatKind; } },
-                  SEAT_KINDS.map((k) => h("option", { value: k.kind, selected: k.kind === kind }, k.label)))))),
+                h("select", { name: `seat-${i}`, onchange: (e: Event) => { seats[i] = (e.target as HTMLSelectElement).value; } },
+                  choices.map((c) => h("option", { value: c, selected: c === kind }, c)))))),
           h("label", { class: "option" }, h("span", {}, "seed (optional)"), h("input", { name: "seed", inputmode: "numeric", pattern: "[0-9]*" })),
           h("button", { type: "submit", class: "primary", disabled: seatCount === 0 || pending }, "Create match"),
         ),
@@ -120,7 +126,13 @@ export function lobbyPage(root: HTMLElement): () => void {
     error = "";
     try {
       const res = await matches.createMatch(
-        create(CreateMatchRequestSchema, { game, options, seats, seed: seed === "" ? undefined : BigInt(seed) }),
+        create(CreateMatchRequestSchema, {
+          game,
+          options,
+          seats: seats.map((s) => (s === HUMAN ? SeatKind.HUMAN : SeatKind.BOT)),
+          bots: Object.fromEntries(seats.flatMap((s, i) => (s === HUMAN ? [] : [[i, s]]))),
+          seed: seed === "" ? undefined : BigInt(seed),
+        }),
       );
       rememberLinks(res.matchId, {
         seats: res.seatTokens.map((t) => ({ seat: t.seat ?? 0, token: t.token })),
@@ -140,6 +152,7 @@ export function lobbyPage(root: HTMLElement): () => void {
     .then((described) => {
       games = described.map((g) => g.info?.name ?? "").filter((n) => n !== "");
       specs = new Map(described.map((g) => [g.info?.name ?? "", g.optionSpecs]));
+      botsOf = new Map(described.map((g) => [g.info?.name ?? "", g.bots]));
       // First the game with the fewest seats (the quickest table to try).
       const fewest = described.reduce<GameDescription | undefined>(
         (best, g) => (best === undefined || (g.info?.numPlayers ?? 0) < (best.info?.numPlayers ?? 0) ? g : best),

@@ -170,6 +170,7 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
           players: v.game?.numPlayers ?? v.seats.length,
           view: v.view,
           seats: v.seats,
+          bots: v.bots,
           me: v.seat,
           legal: mine ? v.legalActions : [],
           onAct: mine ? (a) => void act(a) : undefined,

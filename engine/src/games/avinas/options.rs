@@ -1,6 +1,6 @@
 //! The options of §17 as a validated configuration, and the [`Game`] implementation.
 
-use super::{AvinasState, NUM_ACTIONS, layout, observation};
+use super::{AvinasState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved};
 use crate::{Error, Game, Options, Scope};
 
@@ -202,7 +202,7 @@ impl Game for AvinasGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -227,11 +227,11 @@ impl Game for AvinasGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> AvinasState {

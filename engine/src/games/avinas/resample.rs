@@ -16,7 +16,7 @@
 
 use super::bidding::count_mask;
 use super::deal::SEVENS;
-use super::play::effective;
+use super::trumps::effective;
 use super::{AvinasState, FACE_DOWN_BASE, NAMED_BASE, Phase};
 use crate::{Action, Error, Game, Rng, State, Viewer};
 

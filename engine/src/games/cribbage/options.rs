@@ -1,6 +1,7 @@
-//! The game configuration: the options of §14 plus `scope` and `first_dealer`, validated.
+//! The game configuration: the options of §14 plus `scope` and `first_dealer`, validated; and
+//! the [`Game`] implementation.
 
-use super::{CribbageState, NUM_ACTIONS, layout};
+use super::{CribbageState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope};
 
@@ -324,7 +325,7 @@ impl Game for CribbageGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        super::observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -349,11 +350,11 @@ impl Game for CribbageGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> CribbageState {

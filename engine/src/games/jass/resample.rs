@@ -11,7 +11,7 @@
 //! Finished deals of a match are entirely public except the losing teams' Wys, which no
 //! longer influence play; they are kept as they were.
 
-use super::deal::PACK;
+use super::ids::PACK;
 use super::play;
 use super::wys::{self, WysSet};
 use super::{JassGame, JassState, Mode, Phase, UndertrumpRule, WYS_BASE, action_card, card_action};

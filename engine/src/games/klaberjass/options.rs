@@ -1,6 +1,6 @@
 //! The options of §17 as a validated configuration, and the [`Game`] implementation.
 
-use super::{KlaberjassState, NUM_ACTIONS, layout};
+use super::{KlaberjassState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope};
 
@@ -231,7 +231,7 @@ impl Game for KlaberjassGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        super::observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -256,11 +256,11 @@ impl Game for KlaberjassGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> KlaberjassState {
