@@ -134,6 +134,7 @@ mod tests {
             seed: 1,
             seats: vec![Seat::Human; n],
             bots: vec![None; n],
+            bot_names: vec![None; n],
             ismcts_iterations: 0,
             seat_tokens: vec![Some("seat".into()); n],
             owner_token: "owner".into(),
