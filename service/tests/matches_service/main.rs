@@ -1,6 +1,6 @@
 //! The Matches service against a real server: whole matches equal the engine, per-seat
-//! isolation of views and streams, optimistic concurrency, restart persistence, concurrency,
-//! and every error code.
+//! isolation of views and streams, delayed spectators, optimistic concurrency, restart
+//! persistence, concurrency, and every error code.
 //!
 //! One test binary, a module per concern; the match helpers and the engine replay of a
 //! record are here.
@@ -9,6 +9,7 @@ mod bots;
 #[path = "../common/mod.rs"]
 mod common;
 mod concurrency;
+mod delayed;
 mod errors;
 mod isolation;
 mod play;
