@@ -130,16 +130,17 @@ pub struct ServeArgs {
     #[arg(long, env = "CARDHOUSE_BOT_WORKERS")]
     bot_workers: Option<usize>,
     /// Most IS-MCTS iterations a bot may spend on one move, whatever its match asks
-    /// (CreateMatch refuses more).
+    /// (CreateMatch and Engine.BotAction refuse more).
     #[arg(long, env = "CARDHOUSE_MAX_ISMCTS_ITERATIONS", default_value_t = 100_000,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_ismcts_iterations: u32,
     /// Most determinizations a `rollout` bot may spend on one move, whatever its seat asks
-    /// (CreateMatch refuses more).
+    /// (CreateMatch and Engine.BotAction refuse more).
     #[arg(long, env = "CARDHOUSE_MAX_ROLLOUT_SAMPLES", default_value_t = 10_000,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_rollout_samples: u32,
-    /// Most milliseconds a bot may think about one move (it then plays its best so far).
+    /// Most milliseconds a bot may think about one move, a seat's or Engine.BotAction's (it
+    /// then plays its best so far).
     #[arg(long, env = "CARDHOUSE_BOT_MOVE_MS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     bot_move_ms: u64,
