@@ -7,10 +7,10 @@
 mod common;
 
 use cardhouse::{AnyGame, AnyState, Player, Rng, SeededRng};
-use cardhouse_server::pb;
-use cardhouse_server::pb::engine_client::EngineClient;
 use cardhouse_server::Config;
 use cardhouse_server::matches::MatchLimits;
+use cardhouse_server::pb;
+use cardhouse_server::pb::engine_client::EngineClient;
 use common::TestServer;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
@@ -33,7 +33,9 @@ fn decision(game: &AnyGame, seed: u64, moves: usize) -> AnyState {
             state.apply_random_chance(&mut rng).expect("chance");
         } else {
             let legal = state.legal_actions();
-            let a = legal.nth(rng.below(legal.len() as u64) as usize).expect("legal");
+            let a = legal
+                .nth(rng.below(legal.len() as u64) as usize)
+                .expect("legal");
             state.apply(a).expect("legal");
             played += 1;
         }
@@ -114,7 +116,10 @@ async fn every_bot_of_every_game_answers_a_legal_move_of_the_seat_to_act() {
     for &name in cardhouse::list_games() {
         let game = game(name);
         let bots = bots_of(&mut engine, name).await;
-        assert!(bots.iter().any(|b| b.starts_with("policy:")), "{name}: {bots:?}");
+        assert!(
+            bots.iter().any(|b| b.starts_with("policy:")),
+            "{name}: {bots:?}"
+        );
         for (i, bot) in bots.iter().enumerate() {
             let state = decision(&game, 30 + i as u64, 3 + i);
             let seat = to_act(&state);
@@ -150,7 +155,11 @@ async fn a_bot_over_the_seats_limits_is_refused_naming_the_limit() {
         let err = ask(&mut engine, state, None, bot, 0).await.unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument, "{bot}: {err:?}");
         for w in words {
-            assert!(err.message().contains(w), "{bot}: {:?} lacks {w}", err.message());
+            assert!(
+                err.message().contains(w),
+                "{bot}: {:?} lacks {w}",
+                err.message()
+            );
         }
     }
     // Within the limits: answered.
@@ -186,10 +195,19 @@ async fn a_seat_not_to_act_or_a_bad_request_is_refused() {
     let not_to_act = ask(&mut engine, &state, Some(other), "heuristic", 0)
         .await
         .unwrap_err();
-    assert_eq!(not_to_act.code(), Code::FailedPrecondition, "{not_to_act:?}");
-    assert!(not_to_act.message().contains(&format!("seat {seat}")), "{not_to_act:?}");
+    assert_eq!(
+        not_to_act.code(),
+        Code::FailedPrecondition,
+        "{not_to_act:?}"
+    );
+    assert!(
+        not_to_act.message().contains(&format!("seat {seat}")),
+        "{not_to_act:?}"
+    );
     let dealing = game.new_initial_state();
-    let chance = ask(&mut engine, &dealing, None, "random", 0).await.unwrap_err();
+    let chance = ask(&mut engine, &dealing, None, "random", 0)
+        .await
+        .unwrap_err();
     assert_eq!(chance.code(), Code::FailedPrecondition, "{chance:?}");
     let mut over = state.clone();
     let mut rng = SeededRng::new(2);
@@ -202,9 +220,13 @@ async fn a_seat_not_to_act_or_a_bad_request_is_refused() {
             over.apply(a).unwrap();
         }
     }
-    let ended = ask(&mut engine, &over, None, "random", 0).await.unwrap_err();
+    let ended = ask(&mut engine, &over, None, "random", 0)
+        .await
+        .unwrap_err();
     assert_eq!(ended.code(), Code::FailedPrecondition, "{ended:?}");
-    let no_seat = ask(&mut engine, &state, Some(2), "random", 0).await.unwrap_err();
+    let no_seat = ask(&mut engine, &state, Some(2), "random", 0)
+        .await
+        .unwrap_err();
     assert_eq!(no_seat.code(), Code::InvalidArgument, "{no_seat:?}");
     let garbage = engine
         .bot_action(pb::BotActionRequest {
@@ -245,9 +267,7 @@ async fn a_seed_gives_the_same_move_and_hidden_cards_do_not_change_it() {
                 let real = ask(&mut engine, &state, Some(seat), bot, 77)
                     .await
                     .unwrap_or_else(|s| panic!("{name} {bot}: {s:?}"));
-                let again = ask(&mut engine, &state, Some(seat), bot, 77)
-                    .await
-                    .unwrap();
+                let again = ask(&mut engine, &state, Some(seat), bot, 77).await.unwrap();
                 assert_eq!(again, real, "{name} {bot}: not deterministic");
                 for v in &variants {
                     let other = ask(&mut engine, v, Some(seat), bot, 77).await.unwrap();

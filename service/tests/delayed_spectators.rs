@@ -159,7 +159,11 @@ async fn before_restart(c: &mut Client) -> (Created, Vec<String>, Vec<pb::MatchV
 
 /// After the restart: every token as before, and the match goes on for them.
 async fn after_restart(c: &mut Client, m: &Created, issued: &[String], seen: &[pb::MatchView]) {
-    assert_eq!(views(c, m, issued).await, seen, "the tokens after a restart");
+    assert_eq!(
+        views(c, m, issued).await,
+        seen,
+        "the tokens after a restart"
+    );
     let late = issue(c, m, Some(1)).await;
     play(c, m, &mut SeededRng::new(2), 4).await;
     let now = views(c, m, issued).await;
@@ -247,9 +251,15 @@ async fn delayed_tokens_survive_a_restart_as_hashes_on_postgres() {
         .zip(tokens(&m, &issued))
         .map(|(d, t)| (d, hash_token(&t)))
         .collect();
-    assert_eq!(stored, expected, "the header holds each token's hash and delay");
+    assert_eq!(
+        stored, expected,
+        "the header holds each token's hash and delay"
+    );
     for t in tokens(&m, &issued) {
-        assert!(!columns.iter().any(|col| holds(col, &t)), "a token in clear");
+        assert!(
+            !columns.iter().any(|col| holds(col, &t)),
+            "a token in clear"
+        );
     }
 
     let server = TestServer::start(on_postgres(&db)).await;
@@ -304,7 +314,10 @@ fn bytes_of(kind: pb::watch_response::Kind) -> (u64, Compared) {
     v.match_id.clear();
     let game = v.game.take();
     let mn = v.move_number;
-    (mn, (game, pb::WatchResponse { kind: Some(kind) }.encode_to_vec()))
+    (
+        mn,
+        (game, pb::WatchResponse { kind: Some(kind) }.encode_to_vec()),
+    )
 }
 
 /// Reads a Watch stream until it shows more than `until` actions (or ends).
@@ -391,7 +404,10 @@ async fn a_seat_holding_a_delayed_token_learns_nothing_of_the_other_hands_before
     // Seat 0's holder gets a delayed token for each, shown `lead` actions before the swap.
     let lead = p.min(12);
     let delay = (n0 - p + lead) as u32;
-    let (ta, tb) = (issue(&mut c, &a, Some(delay)).await, issue(&mut c, &b, Some(delay)).await);
+    let (ta, tb) = (
+        issue(&mut c, &a, Some(delay)).await,
+        issue(&mut c, &b, Some(delay)).await,
+    );
     let watch_a = read_until(common::watch(&mut c, &ta, &a.id).await, p as u64);
     let watch_b = read_until(common::watch(&mut c, &tb, &b.id).await, p as u64);
 
@@ -437,13 +453,28 @@ async fn a_seat_holding_a_delayed_token_learns_nothing_of_the_other_hands_before
         );
     }
     assert!(passed, "the delay never passed");
-    assert_eq!(same, lead + 1, "one GetView an action, from {} to {p}", p - lead);
+    assert_eq!(
+        same,
+        lead + 1,
+        "one GetView an action, from {} to {p}",
+        p - lead
+    );
 
     let patience = Duration::from_secs(10);
-    let got_a = tokio::time::timeout(patience, watch_a).await.unwrap().unwrap();
-    let got_b = tokio::time::timeout(patience, watch_b).await.unwrap().unwrap();
+    let got_a = tokio::time::timeout(patience, watch_a)
+        .await
+        .unwrap()
+        .unwrap();
+    let got_b = tokio::time::timeout(patience, watch_b)
+        .await
+        .unwrap()
+        .unwrap();
     let shown = |got: &[(u64, Compared)]| got.iter().filter(|(mn, _)| *mn <= p as u64).count();
-    assert_eq!(shown(&got_a), lead + 1, "the snapshot, then an event an action");
+    assert_eq!(
+        shown(&got_a),
+        lead + 1,
+        "the snapshot, then an event an action"
+    );
     assert_eq!(
         got_a[..lead + 1],
         got_b[..lead + 1],

@@ -50,7 +50,10 @@ async fn create_delayed(
 /// The match's history as its record has it, and its game.
 fn history_of(rec: &pb::GetRecordResponse) -> (cardhouse::AnyGame, Vec<u32>) {
     let state = check_record(rec);
-    (state.game(), rec.steps.iter().map(pb::RecordStep::action).collect())
+    (
+        state.game(),
+        rec.steps.iter().map(pb::RecordStep::action).collect(),
+    )
 }
 
 /// The prefix a viewer `delay` behind is shown of a match whose history is `history[..n]`
@@ -159,9 +162,10 @@ async fn a_delayed_spectator_sees_every_hand_delay_actions_behind_or_at_a_deal_e
     // Every hand is shown: some view names the cards of every seat.
     let hands_shown = seen.iter().any(|(_, _, v)| {
         let json = struct_to_json(v.view.as_ref().unwrap());
-        json["hands"]
-            .as_array()
-            .is_some_and(|h| h.iter().all(|h| !h.is_null() && h != &serde_json::json!([])))
+        json["hands"].as_array().is_some_and(|h| {
+            h.iter()
+                .all(|h| !h.is_null() && h != &serde_json::json!([]))
+        })
     });
     assert!(hands_shown, "no view showed every hand");
 
@@ -209,7 +213,11 @@ async fn a_delayed_spectator_sees_every_hand_delay_actions_behind_or_at_a_deal_e
         );
         events += 1;
     }
-    assert_eq!(k0 + events, history.len(), "the stream shows the whole match");
+    assert_eq!(
+        k0 + events,
+        history.len(),
+        "the stream shows the whole match"
+    );
     server.stop().await;
 }
 
@@ -242,7 +250,9 @@ async fn spectator_tokens_are_issued_by_the_owner_within_the_limits() {
         let err = issue(&mut client, &m, token, Some(4)).await.unwrap_err();
         assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
     }
-    let err = issue(&mut client, &m, "not-a-token", None).await.unwrap_err();
+    let err = issue(&mut client, &m, "not-a-token", None)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::Unauthenticated, "{err:?}");
     for delay in [0, 10_001] {
         let err = issue(&mut client, &m, &m.owner, Some(delay))
@@ -261,7 +271,13 @@ async fn spectator_tokens_are_issued_by_the_owner_within_the_limits() {
     let first = view(&mut client, &m, &m.spectator).await;
     assert_eq!(public, first);
     let hands = struct_to_json(public.view.as_ref().unwrap())["hands"].clone();
-    assert!(hands.as_array().unwrap().iter().all(serde_json::Value::is_null));
+    assert!(
+        hands
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(serde_json::Value::is_null)
+    );
 
     // A delayed one: every hand, behind.
     let late = issue(&mut client, &m, &m.owner, Some(7)).await.unwrap();
