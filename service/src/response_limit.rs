@@ -81,6 +81,7 @@ impl Matches for Limited {
         resign: pb::ResignRequest => pb::ResignResponse;
         abort_match: pb::AbortMatchRequest => pb::AbortMatchResponse;
         describe_games: pb::DescribeGamesRequest => pb::DescribeGamesResponse;
+        set_away: pb::SetAwayRequest => pb::SetAwayResponse;
         issue_spectator_token: pb::IssueSpectatorTokenRequest => pb::IssueSpectatorTokenResponse;
     }
 

@@ -137,6 +137,9 @@ mod tests {
             bot_names: vec![None; n],
             ismcts_iterations: 0,
             seat_tokens: vec![Some("seat".into()); n],
+            time: None,
+            stand_in: cardhouse::bots::BotKind::Heuristic,
+            stand_in_name: "heuristic".into(),
             owner_token: "owner".into(),
             spectator_token: "spectator".into(),
             spectators: Vec::new(),
@@ -151,6 +154,7 @@ mod tests {
             resigned_seat: None,
             known: vec![0; game.num_players() + 1],
             ended_at_ms: 0,
+            table: None,
         };
         for &a in history {
             step(&mut live, a);

@@ -9,11 +9,13 @@
 use cardhouse::{Action, AnyState, Player, Viewer};
 
 use crate::auth::{hash_token, same};
+use crate::clock::now_ms;
 use crate::convert::{
     json_to_struct, player_legal_actions, player_to_pb, seat_to_pb, status_to_pb,
 };
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
+use crate::matches::clocks::{away_view, clock_view};
 use crate::matches::model::{Live, Meta, NoticeKind, shown};
 use crate::pb;
 
@@ -129,6 +131,15 @@ fn seen_view(
         seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
         bots: bot_names(meta),
         resigned_seat: live.resigned_seat,
+        // A delayed spectator is shown the match as it stood: not its clocks now.
+        clock: match role {
+            Role::Delayed(_) => None,
+            Role::Seat(_) | Role::Owner | Role::Spectator => clock_view(meta, live, now_ms()),
+        },
+        away: match role {
+            Role::Delayed(_) => Vec::new(),
+            Role::Seat(_) | Role::Owner | Role::Spectator => away_view(live),
+        },
         delay: match role {
             Role::Delayed(delay) => Some(delay),
             Role::Seat(_) | Role::Owner | Role::Spectator => None,

@@ -6,6 +6,7 @@
 //! record are here.
 
 mod bots;
+mod clocks;
 #[path = "../common/mod.rs"]
 mod common;
 mod concurrency;

@@ -30,6 +30,7 @@
 //! One test binary, a module per group of tests; the shared clients, the engine's
 //! simulation of a match and the gRPC helpers are here.
 
+mod clocks;
 #[path = "../common/mod.rs"]
 mod common;
 mod crashes;
