@@ -403,3 +403,38 @@ async fn create_match_refuses_bad_spectator_delays() {
     assert_eq!(ok.delayed_spectator_tokens.len(), 16);
     server.stop().await;
 }
+
+/// A delayed token's view tells nothing of the present: no clock, no away seats (a plain
+/// spectator's shows both).
+#[tokio::test]
+async fn a_delayed_view_shows_no_clock() {
+    let server = TestServer::memory().await;
+    let mut client = server.matches().await;
+    let r = client
+        .create_match(pb::CreateMatchRequest {
+            game: "jass".into(),
+            seed: Some(3),
+            time_control: Some(pb::TimeControl {
+                move_ms: 60_000,
+                ..Default::default()
+            }),
+            spectator_delays: vec![2],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let m = Created {
+        id: r.match_id,
+        seats: HashMap::new(),
+        owner: r.owner_token,
+        spectator: r.spectator_token,
+    };
+    let public = view(&mut client, &m, &m.spectator).await;
+    assert!(public.clock.is_some(), "{public:?}");
+    let delayed = view(&mut client, &m, &r.delayed_spectator_tokens[0].token).await;
+    assert_eq!(delayed.delay, Some(2));
+    assert_eq!(delayed.clock, None);
+    assert!(delayed.away.is_empty());
+    server.stop().await;
+}
