@@ -68,6 +68,8 @@ pub(super) fn advance(
         resigned_seat,
         known,
         ended_at_ms,
+        events,
+        notices,
     } = live;
     let (expensive, deadline, max_actions) = (chunk.expensive, chunk.deadline, chunk.max_actions);
     let mut done = 0usize;
@@ -87,6 +89,8 @@ pub(super) fn advance(
                 resigned_seat: *resigned_seat,
                 known: known.clone(),
                 ended_at_ms: *ended_at_ms,
+                events: *events,
+                notices: *notices,
             });
         }
         count_known(at, action, known);

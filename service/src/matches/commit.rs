@@ -8,8 +8,9 @@ use std::time::Instant;
 use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::MatchStatus;
-use crate::error::ApiError;
-use crate::matches::model::{Live, Match, Moves, bots_to_move};
+use crate::error::{ApiError, guard};
+use crate::matches::events::of_change;
+use crate::matches::model::{Change, Live, Match, Moves, bots_to_move};
 use crate::matches::stored::stored;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
@@ -26,17 +27,29 @@ pub(super) fn writable(store: &Store) -> Result<(), ApiError> {
 }
 
 /// Queues the write of a change from `m`'s current state to `live` (the new actions, or
-/// with `snapshot` the whole match).
+/// with `snapshot` the whole match), with its events if the store has an outbox (which
+/// also counts them in `live`; a notice then stores the whole match, which counts them).
 ///
 /// # Errors
-/// [`ApiError::StoreFailed`] if the store's writer is gone.
+/// [`ApiError::StoreFailed`] if the store's writer is gone; an event that cannot be built.
 pub(super) fn submit(
     store: &Store,
     m: &Match,
-    live: &Live,
+    live: &mut Live,
     moves: &Moves,
     snapshot: bool,
 ) -> Result<Ack, ApiError> {
+    let (events, snapshot) = if store.outbox().is_some() {
+        let notice = moves
+            .changes
+            .iter()
+            .any(|c| matches!(c, Change::Notice { .. }));
+        let events = guard(|| of_change(&m.meta, &m.live, moves, &mut *live))?;
+        (events, snapshot || notice)
+    } else {
+        (Vec::new(), snapshot)
+    };
+    let live = &*live;
     let change = StoreChange {
         id: &m.meta.id,
         version: m.version,
@@ -45,6 +58,7 @@ pub(super) fn submit(
         snapshot,
         stored: &|| stored(&m.meta, live),
         driving: live.status == MatchStatus::Active && bots_to_move(&m.meta, live),
+        events: &events,
     };
     store.submit_change(&change).map_err(|e| {
         tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");
@@ -63,11 +77,11 @@ pub(super) fn submit(
 pub(super) async fn commit(
     store: &Store,
     m: &mut Match,
-    live: Live,
+    mut live: Live,
     moves: Moves,
     snapshot: bool,
 ) -> Result<(), ApiError> {
-    let result = submit(store, m, &live, &moves, snapshot)?.wait().await;
+    let result = submit(store, m, &mut live, &moves, snapshot)?.wait().await;
     apply_after(m, Some((live, moves)), result, store.is_shared())
 }
 

@@ -10,7 +10,7 @@
 //! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `create`, `play`, `records`, `service`, `watch` |
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `cache`, `hub`, `model`, `play`, `records`, `service`, `views` |
 //! | `service.rs` | building the service: resuming matches, starting their bots | `admission`, `cache`, `driver`, `gauges`, `handoff`, `hub`, `limits`, `pool`, `replicas`, `retention`, `stored` |
-//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `seats`, `stored`, `views` |
+//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `events`, `hub`, `limits`, `model`, `seats`, `stored`, `views` |
 //! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `stored`, `views` |
 //! | `records.rs` | `GetRecord` | `hub`, `views` |
 //! | `watch.rs` | `Watch`: each stream's task and its events | `hub`, `model`, `views` |
@@ -22,7 +22,8 @@
 //! | `hub.rs` | the state every request shares | `admission`, `cache`, `handoff`, `limits`, `pool` |
 //! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `seats`, `stored` |
 //! | `admission.rs` | the match limit, reserved before creation | — |
-//! | `commit.rs` | a change stored, then applied in memory and broadcast | `model`, `stored` |
+//! | `commit.rs` | a change stored (with its events, for the outbox), then applied in memory and broadcast | `events`, `model`, `stored` |
+//! | `events.rs` | `--events`: each change's events as a spectator sees them, numbered, for the outbox | `model`, `views` |
 //! | `views.rs` | redaction: roles, views, texts and events for each viewer, in the API's terms | `model` |
 //! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model`, `seats` |
 //! | `seats.rs` | who plays each seat: any bot by name, held to the server's limits | — |
@@ -55,6 +56,7 @@ mod cache;
 mod commit;
 mod create;
 mod driver;
+mod events;
 mod gauges;
 mod handlers;
 mod handoff;

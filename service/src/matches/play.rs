@@ -55,7 +55,7 @@ pub(super) async fn act(
         hub.cache.reload(&mut m).await?;
     }
     for attempt in 0.. {
-        let (live, moves, more) = match prepare_act(hub, &m, seat, &req) {
+        let (mut live, moves, more) = match prepare_act(hub, &m, seat, &req) {
             Ok(prepared) => prepared,
             Err(e) if !refreshed => {
                 // The client has seen moves this copy lacks: another replica made them, and
@@ -74,7 +74,7 @@ pub(super) async fn act(
         };
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != MatchStatus::Active;
-        let ack = submit(&hub.store, &m, &live, &moves, snapshot)?;
+        let ack = submit(&hub.store, &m, &mut live, &moves, snapshot)?;
         // From here the change completes even if this request is dropped.
         let pending = PendingCommit {
             m: Some(m),
@@ -176,7 +176,8 @@ fn prepare_act(
         }
     };
     let mut live = m.live.clone();
-    let mut moves = Moves::new(m.watched());
+    // Recorded for the outbox too: its events are built from what Watch is sent.
+    let mut moves = Moves::new(m.watched() || hub.store.outbox().is_some());
     let max_total = hub.limits.max_match_actions;
     let more = guard(|| {
         apply_counted(&mut live, action, true, &mut moves)?;

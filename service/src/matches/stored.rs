@@ -11,7 +11,7 @@ use crate::convert::game_info;
 use crate::domain::MatchStatus;
 use crate::matches::model::{
     Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
-    status_of,
+    events_of, status_of,
 };
 use crate::matches::seats::{BotLimits, seat_bots};
 use crate::store::check::{check, check_header};
@@ -45,6 +45,7 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
             // As every match stored before seats could be any bot.
             Vec::new()
         },
+        notices: live.notices,
     }
 }
 
@@ -61,11 +62,15 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
     let n = game.num_players();
     let mut known = vec![0u64; n + 1];
     let mut state = game.new_initial_state();
+    // The match's events (see `Live::events`): its creation, then the history's, then the
+    // notices the history does not hold.
+    let mut events = 1 + s.notices;
     for a in final_state.history() {
-        count_known(&state, a, &mut known);
+        let public = count_known(&state, a, &mut known);
         state
             .apply(a)
             .map_err(|e| format!("the history does not replay: {e}"))?;
+        events += events_of(public, &state);
     }
     let seats = header.seats;
     let bot_names: Vec<Option<String>> = (0..n)
@@ -94,6 +99,8 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
         resigned_seat: s.resigned_seat,
         known,
         ended_at_ms: s.ended_at_ms,
+        events,
+        notices: s.notices,
     };
     let driving = bots_to_move(&meta, &live);
     let mut m = Match::new(Arc::new(meta), live, false);
@@ -180,6 +187,9 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, bot_limits: BotLimits) -> Res
         && live.status == MatchStatus::Active;
     live.status = status;
     live.resigned_seat = loaded.stored.resigned_seat;
+    // Notices stored through another replica count in the match's events too.
+    live.events = (live.events + loaded.stored.notices).saturating_sub(live.notices);
+    live.notices = loaded.stored.notices;
     live.ended_at_ms = loaded.stored.ended_at_ms;
     if ended_early && moves.record {
         moves.changes.push(Change::Ended {

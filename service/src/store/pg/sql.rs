@@ -6,6 +6,8 @@ use crate::store::{StoreError, StoredMatch};
 
 /// The advisory lock held while migrating ("cardhous").
 pub(crate) const MIGRATION_LOCK: i64 = 0x6361_7264_686f_7573;
+/// The session advisory lock the replica relaying the outbox holds (`--events`).
+pub(crate) const RELAY_LOCK: i64 = 0x6361_7264_6576_6e74;
 /// The `status` column of an active match (the migrations' partial index `matches_ended`
 /// names the same code, 1).
 pub(crate) const ACTIVE: i32 = MatchStatus::Active.code();
