@@ -10,7 +10,7 @@ use tokio::sync::OwnedMutexGuard;
 use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::events::of_change;
-use crate::matches::model::{Change, Live, Match, Moves, bots_to_move};
+use crate::matches::model::{Change, Live, Match, Moves, bots_to_move, settle_clock};
 use crate::matches::stored::stored;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
@@ -27,8 +27,11 @@ pub(super) fn writable(store: &Store) -> Result<(), ApiError> {
 }
 
 /// Queues the write of a change from `m`'s current state to `live` (the new actions, or
-/// with `snapshot` the whole match), with its events if the store has an outbox (which
-/// also counts them in `live`; a notice then stores the whole match, which counts them).
+/// with `snapshot` the whole match), after starting or stopping `live`'s clock for the seat
+/// it leaves to move. A match with a table (a clock, or a seat that was away) is always
+/// written whole: its table changes with every change. With an outbox, the change's events
+/// go with it (and are counted in `live`; a notice stores the whole match, which counts
+/// them).
 ///
 /// # Errors
 /// [`ApiError::StoreFailed`] if the store's writer is gone; an event that cannot be built.
@@ -39,10 +42,11 @@ pub(super) fn submit(
     moves: &Moves,
     snapshot: bool,
 ) -> Result<Ack, ApiError> {
+    settle_clock(&m.meta, live, !moves.actions.is_empty());
+    let snapshot = snapshot || live.table.is_some();
     let (events, snapshot) = if store.outbox().is_some() {
-        let notice = moves
-            .changes
-            .iter()
+        let notice = (moves.pre.iter())
+            .chain(&moves.changes)
             .any(|c| matches!(c, Change::Notice { .. }));
         let events = guard(|| of_change(&m.meta, &m.live, moves, &mut *live))?;
         (events, snapshot || notice)

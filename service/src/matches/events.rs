@@ -70,7 +70,21 @@ pub(super) fn of_change(
     let start = moves.before.as_ref().unwrap_or(before);
     let mut live = start.clone();
     let mut seq = start.events;
+    let mut notices = start.notices;
     let mut out = Vec::new();
+    let mut ended_text = None;
+    // In Watch's order: the notices before the actions, the actions, the other changes.
+    for change in &moves.pre {
+        other(
+            meta,
+            change,
+            &mut seq,
+            &mut notices,
+            &mut ended_text,
+            &mut out,
+        )?;
+    }
+    let actions_from = seq;
     for &action in &moves.actions {
         let actor = live.state.current_player();
         let text = text_for(Role::Spectator, &live.state, action);
@@ -89,31 +103,23 @@ pub(super) fn of_change(
             out.push(outboxed(meta, seq, Kind::DealEnded(ended)));
         }
     }
-    if seq != live.events {
+    if seq - actions_from != live.events - start.events {
         return Err(ApiError::Internal(format!(
-            "match {}: {seq} events built where {} are counted",
-            meta.id, live.events
+            "match {}: {} events built for its actions where {} are counted",
+            meta.id,
+            seq - actions_from,
+            live.events - start.events
         )));
     }
-    let mut ended_text = None;
-    let mut notices = start.notices;
     for change in &moves.changes {
-        match change {
-            Change::Notice {
-                after: at,
-                seat,
-                kind,
-            } => {
-                seq += 1;
-                notices += 1;
-                let text = notice_text(*seat, *kind);
-                let notice = Some((*seat, *kind));
-                let sent = event_with(meta, Role::Spectator, None, notice, text, at, true)?.0;
-                out.push(outboxed(meta, seq, Kind::Notice(match_event(sent)?)));
-            }
-            Change::Ended { text, .. } => ended_text = Some(text.clone()),
-            Change::Actions { .. } => {}
-        }
+        other(
+            meta,
+            change,
+            &mut seq,
+            &mut notices,
+            &mut ended_text,
+            &mut out,
+        )?;
     }
     after.events = seq;
     after.notices = notices;
@@ -131,6 +137,36 @@ pub(super) fn of_change(
         out.push(outboxed(meta, seq + 1, Kind::Ended(ended)));
     }
     Ok(out)
+}
+
+/// The event of a change other than actions: a notice (numbered `seq + 1`, counted in
+/// `notices`), or an end (its text kept for the end's event).
+fn other(
+    meta: &Meta,
+    change: &Change,
+    seq: &mut u64,
+    notices: &mut u64,
+    ended_text: &mut Option<String>,
+    out: &mut Vec<OutboxEvent>,
+) -> Result<(), ApiError> {
+    match change {
+        Change::Notice {
+            after: at,
+            seat,
+            kind,
+        } => {
+            *seq += 1;
+            *notices += 1;
+            let text = notice_text(*seat, *kind);
+            let notice = Some((*seat, *kind));
+            let sent = event_with(meta, Role::Spectator, None, notice, text, at, true)?.0;
+            let kind = pb::match_stream_event::Kind::Notice(match_event(sent)?);
+            out.push(outboxed(meta, *seq, kind));
+        }
+        Change::Ended { text, .. } => *ended_text = Some(text.clone()),
+        Change::Actions { .. } => {}
+    }
+    Ok(())
 }
 
 /// The event inside a Watch message.
@@ -184,6 +220,9 @@ mod tests {
             seat_tokens: vec![None; n],
             owner_token: String::new(),
             spectator_token: String::new(),
+            time: None,
+            stand_in: cardhouse::bots::BotKind::Heuristic,
+            stand_in_name: "heuristic".into(),
         }
     }
 
@@ -197,6 +236,7 @@ mod tests {
             ended_at_ms: 0,
             events: 1,
             notices: 0,
+            table: None,
         };
         let mut moves = Moves::new(true);
         let mut after = initial.clone();

@@ -61,9 +61,20 @@ async fn every_event_is_published_once_in_order_through_sigkills_and_nats_restar
     let mut c = server.matches().await;
     resign(&mut c, &games[0]).await;
     abort(&mut c, &games[1]).await;
+    // Seat 0 away (its stand-in plays at once) and back: notices, as a spectator sees them.
+    let away = create(&mut c, 399).await;
+    set_away(&mut c, &away, true).await;
+    set_away(&mut c, &away, false).await;
+    games.push(away);
     eprintln!("acknowledged moves: {acked}");
     assert!(acked > 0, "the load made no moves");
     let stored = drained(&url, &mut c, &games).await;
+    let told = notices(&stored, &games[6].id);
+    assert!(
+        told.first()
+            .is_some_and(|n| n.seat == Some(0) && n.kind == pb::SeatNoticeKind::Away as i32),
+        "the seat away is told: {told:?}"
+    );
     // Exactly the events of these matches, nothing else.
     assert!(
         stored

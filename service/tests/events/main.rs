@@ -61,6 +61,7 @@ async fn create(client: &mut Client, seed: u64) -> Game {
             ],
             ismcts_iterations: None,
             bots: HashMap::new(),
+            time_control: None,
         })
         .await
         .expect("create")
@@ -277,6 +278,33 @@ async fn abort(client: &mut Client, g: &Game) {
         ))
         .await;
     assert!(ok_or_over(&r), "abort: {r:?}");
+}
+
+/// Says seat 0 of `g` is away (`away`) or back (unless the match is over already).
+async fn set_away(client: &mut Client, g: &Game, away: bool) {
+    let r = client
+        .set_away(authed(
+            &g.token,
+            pb::SetAwayRequest {
+                match_id: g.id.clone(),
+                away,
+            },
+        ))
+        .await;
+    assert!(ok_or_over(&r), "set_away: {r:?}");
+}
+
+/// The notices about seats among the events of match `id` in `stored`.
+fn notices(stored: &[Stored], id: &str) -> Vec<pb::SeatNotice> {
+    stored
+        .iter()
+        .filter(|s| s.subject.ends_with(id))
+        .filter_map(|s| pb::MatchStreamEvent::decode(s.payload.as_slice()).ok())
+        .filter_map(|e| match e.kind {
+            Some(pb::match_stream_event::Kind::Notice(n)) => n.notice,
+            _ => None,
+        })
+        .collect()
 }
 
 /// Done, or refused because the match had ended (the load may finish a match).

@@ -123,10 +123,16 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
     let ended: Vec<i64> = batch.iter().map(|p| as_i64(p.row.ended_at_ms)).collect();
     let touched: Vec<i64> = batch.iter().map(|p| as_i64(p.row.touched_ms)).collect();
     let driving: Vec<bool> = batch.iter().map(|p| p.row.driving).collect();
+    let tables: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.table.as_deref()).collect();
+    let deadlines: Vec<Option<i64>> = batch
+        .iter()
+        .map(|p| p.row.deadline_ms.map(as_i64))
+        .collect();
     let e = Columns::of(batch.iter().flat_map(|p| &p.events));
     let headers: Vec<Option<&[u8]>> = batch.iter().map(|p| p.header.as_deref()).collect();
     let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
         &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched, &driving,
+        &tables, &deadlines,
     ];
     if events {
         params.extend([
@@ -161,6 +167,7 @@ async fn run_one(db: &Db, p: &Pending) -> Result<std::collections::HashSet<Strin
     let (ended, touched) = (as_i64(p.row.ended_at_ms), as_i64(p.row.touched_ms));
     let e = Columns::of(p.events.iter());
     let header = p.header.as_deref();
+    let (table, deadline) = (p.row.table.as_deref(), p.row.deadline_ms.map(as_i64));
     let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
         &p.id,
         &version,
@@ -172,6 +179,8 @@ async fn run_one(db: &Db, p: &Pending) -> Result<std::collections::HashSet<Strin
         &ended,
         &touched,
         &p.row.driving,
+        &table,
+        &deadline,
     ];
     if events {
         params.extend([
@@ -207,6 +216,8 @@ mod tests {
                 ended_at_ms: 0,
                 touched_ms: 0,
                 driving: false,
+                table: None,
+                deadline_ms: None,
             },
             moves,
             events: Vec::new(),

@@ -1,4 +1,4 @@
-//! The outbox in PostgreSQL (`--events`): the `outbox` table (migration 3), written by the
+//! The outbox in PostgreSQL (`--events`): the `outbox` table (migration 4), written by the
 //! statement that writes the changes (or creates the match), and relayed by one replica at
 //! a time.
 //!
@@ -31,15 +31,15 @@ use crate::store::{Outbox, OutboxEvent, StoreError, StoreFuture};
 /// The events of a statement, as its four last array parameters.
 const EVENTS: &str = "INSERT INTO outbox (match_id, seq, subject, payload) \
                       SELECT v.match_id, v.seq, v.subject, v.payload \
-                      FROM unnest($11::text[], $12::bigint[], $13::text[], $14::bytea[]) \
+                      FROM unnest($13::text[], $14::bigint[], $15::text[], $16::bytea[]) \
                       WITH ORDINALITY AS v(match_id, seq, subject, payload, ord)";
 
-/// [`UPDATE_MANY`] with the events of the changes it applies (`$11`-`$14`), and the header
-/// of each snapshot (`$15`, by the change's place in `$1`; null for the others).
+/// [`UPDATE_MANY`] with the events of the changes it applies (`$13`-`$16`), and the header
+/// of each snapshot (`$17`, by the change's place in `$1`; null for the others).
 pub(crate) static UPDATE_MANY_EVENTS: LazyLock<String> = LazyLock::new(|| {
     let update = UPDATE_MANY.replacen(
         "UPDATE matches AS m SET state = ",
-        "UPDATE matches AS m SET header = COALESCE(($15::bytea[])[array_position($1::text[], \
+        "UPDATE matches AS m SET header = COALESCE(($17::bytea[])[array_position($1::text[], \
          m.id)], m.header), state = ",
         1,
     );
@@ -49,12 +49,12 @@ pub(crate) static UPDATE_MANY_EVENTS: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// [`UPDATE_ONE`] with the events of its change (`$11`-`$14`), and its header if it is a
-/// snapshot (`$15`).
+/// [`UPDATE_ONE`] with the events of its change (`$13`-`$16`), and its header if it is a
+/// snapshot (`$17`).
 pub(crate) static UPDATE_ONE_EVENTS: LazyLock<String> = LazyLock::new(|| {
     let update = UPDATE_ONE.replacen(
         "UPDATE matches SET state = ",
-        "UPDATE matches SET header = COALESCE($15::bytea, header), state = ",
+        "UPDATE matches SET header = COALESCE($17::bytea, header), state = ",
         1,
     );
     format!(
@@ -63,7 +63,7 @@ pub(crate) static UPDATE_ONE_EVENTS: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// [`INSERT`] (a match created) with its first events (`$11`-`$14`).
+/// [`INSERT`] (a match created) with its first events (`$13`-`$16`).
 pub(crate) static INSERT_EVENTS: LazyLock<String> = LazyLock::new(|| {
     let insert = INSERT.replacen("INSERT INTO matches", ", ins AS (INSERT INTO matches", 1);
     format!(

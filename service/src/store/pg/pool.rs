@@ -153,6 +153,7 @@ impl Db {
         let e = Columns::of(events.iter());
         let (moves, ended) = (as_i64(row.move_number), as_i64(row.ended_at_ms));
         let (touched, max) = (as_i64(row.touched_ms), as_i64(max_matches as u64));
+        let deadline = row.deadline_ms.map(as_i64);
         let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
             &id,
             &header,
@@ -164,6 +165,8 @@ impl Db {
             &touched,
             &row.driving,
             &max,
+            &row.table,
+            &deadline,
         ];
         let sql = if events.is_empty() {
             INSERT

@@ -1,4 +1,4 @@
--- cardhouse PostgreSQL store, version 3: the outbox of match events (`--events`).
+-- cardhouse PostgreSQL store, version 4: the outbox of match events (`--events`).
 --
 -- A change's events are inserted by the statement that writes the change (one transaction),
 -- only for the changes it applied; a replica relays them to NATS JetStream and deletes them
