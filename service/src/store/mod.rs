@@ -509,9 +509,19 @@ pub trait SharedStore: Send + Sync {
     /// The database's.
     fn expired(&self, now_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>>;
 
+    /// Active matches untouched since `before_ms` whose bots are not playing, with their
+    /// versions (a bounded number a call): with an outbox, the match service aborts these
+    /// itself if still at that version, each abort's events written with it, as
+    /// [`SharedStore::sweep`] then does not.
+    ///
+    /// # Errors
+    /// The database's.
+    fn abandoned(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<(String, u64)>, StoreError>>;
+
     /// Aborts active matches untouched since `abandoned_before` (whose bots are not
-    /// playing) and deletes ended matches that ended before `ended_before`, each once
-    /// whichever replica runs it (a bounded number a call).
+    /// playing; not with an outbox: see [`SharedStore::abandoned`]) and deletes ended
+    /// matches that ended before `ended_before`, each once whichever replica runs it (a
+    /// bounded number a call).
     ///
     /// # Errors
     /// The database's.

@@ -52,3 +52,50 @@ async fn a_replica_killed_between_its_commits_and_their_relay_loses_no_event() {
     drained(&url, &mut cb, &all).await;
     drop(b);
 }
+
+/// With `--events`, a match abandoned on PostgreSQL is aborted by the match code of one
+/// replica (not by the store's SQL sweep), so its `ended` event is written with the abort,
+/// once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_match_ends_with_its_event_once() {
+    let Some(bin) = binary() else { return };
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let nats = Nats::start(&bin);
+    let url = nats.url();
+    let args = [
+        "--store",
+        db.url.as_str(),
+        "--events",
+        &url,
+        "--abandon-secs",
+        "2",
+    ];
+    let (a, b) = (Server::must_start(&args), Server::must_start(&args));
+    let mut ca = a.matches().await;
+    let idle = vec![create(&mut ca, 700).await];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = view(&mut ca, &idle[0].id, &idle[0].spectator)
+            .await
+            .expect("spectator view");
+        if v.status == pb::MatchStatus::Aborted as i32 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the idle match was never aborted"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let stored = drained(&url, &mut ca, &idle).await;
+    let last = pb::MatchStreamEvent::decode(stored[stored.len() - 1].payload.as_slice())
+        .expect("an event");
+    let Some(pb::match_stream_event::Kind::Ended(end)) = last.kind else {
+        panic!("the last event is the end");
+    };
+    assert_eq!(end.status, pb::MatchStatus::Aborted as i32);
+    assert_eq!(end.text, "the match was aborted");
+    drop((a, b));
+}

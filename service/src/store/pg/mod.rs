@@ -103,7 +103,9 @@ use crate::store::{
 };
 use batch::Batcher;
 use pool::Db;
-use sql::{ACTIVE, EXPIRED, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
+use sql::{
+    ABANDONED, ACTIVE, EXPIRED, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name,
+};
 pub use tls::PgConnect;
 
 /// The connections each replica keeps to PostgreSQL unless configured (`--store-pool-size`).
@@ -429,12 +431,29 @@ impl SharedStore for PgStore {
         })
     }
 
+    fn abandoned(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<(String, u64)>, StoreError>> {
+        Box::pin(async move {
+            let rows = self
+                .db
+                .read_seldom(ABANDONED, &[&as_i64(before_ms), &ACTIVE])
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), as_u64(r.get(1)))).collect())
+        })
+    }
+
+    /// With an outbox, aborts nothing (the match service aborts the abandoned matches
+    /// itself, with their events: [`SharedStore::abandoned`]).
     fn sweep(
         &self,
         now_ms: u64,
         abandoned_before: u64,
         ended_before: u64,
     ) -> StoreFuture<'_, Result<Swept, StoreError>> {
+        let abandoned_before = if self.outbox.is_some() {
+            0
+        } else {
+            abandoned_before
+        };
         Box::pin(self.db.sweep(now_ms, abandoned_before, ended_before))
     }
 

@@ -81,6 +81,10 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
 /// Active matches (status `$2`) whose clock ran out at or before `$1`.
 pub(crate) const EXPIRED: &str = "SELECT id FROM matches WHERE deadline_ms <= $1 AND status = $2 \
                        ORDER BY deadline_ms LIMIT 64";
+/// Active matches (status `$2`) untouched since `$1` whose bots are not playing: abandoned,
+/// for the match service to abort itself (`--events`).
+pub(crate) const ABANDONED: &str = "SELECT id, version FROM matches WHERE status = $2 AND NOT driving \
+                       AND touched_ms < $1 LIMIT 1000";
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
