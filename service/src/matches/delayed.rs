@@ -154,6 +154,8 @@ mod tests {
             resigned_seat: None,
             known: vec![0; game.num_players() + 1],
             ended_at_ms: 0,
+            events: 0,
+            notices: 0,
             table: None,
         };
         for &a in history {

@@ -6,6 +6,8 @@ use crate::store::{StoreError, StoredMatch};
 
 /// The advisory lock held while migrating ("cardhous").
 pub(crate) const MIGRATION_LOCK: i64 = 0x6361_7264_686f_7573;
+/// The session advisory lock the replica relaying the outbox holds (`--events`).
+pub(crate) const RELAY_LOCK: i64 = 0x6361_7264_6576_6e74;
 /// The `status` column of an active match (the migrations' partial index `matches_ended`
 /// names the same code, 1).
 pub(crate) const ACTIVE: i32 = MatchStatus::Active.code();
@@ -41,21 +43,19 @@ pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 
 /// The changes of one batch (of distinct matches), each written only if its match is still
 /// at the version it was made on: one statement, one transaction, one commit. A change with
 /// a state (`$3[i]`, a snapshot) replaces `state` and empties `tail`; one without appends its
-/// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. A change with a header (`$13[i]`: the
-/// match's tokens changed, or it ended) replaces `header`. Returns the ids written (the
-/// others met another version, or no match).
+/// actions (`$4[i]`, [`TAIL_BYTES`] each) to `tail`. Returns the ids written (the others met
+/// another version, or no match).
 pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state, m.state), \
                       tail = CASE WHEN c.state IS NULL THEN m.tail || c.tail ELSE c.tail END, \
                       version = m.version + 1, move_number = c.move_number, status = c.status, \
                       resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
                       touched_ms = c.touched_ms, driving = c.driving, \
-                      table_state = c.table_state, deadline_ms = c.deadline_ms, \
-                      header = COALESCE(c.header, m.header) \
+                      table_state = c.table_state, deadline_ms = c.deadline_ms \
                       FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bytea[], \
                       $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::bigint[], \
-                      $10::bool[], $11::bytea[], $12::bigint[], $13::bytea[]) \
+                      $10::bool[], $11::bytea[], $12::bigint[]) \
                       AS c(id, version, state, tail, move_number, status, resigned_seat, \
-                      ended_at_ms, touched_ms, driving, table_state, deadline_ms, header) \
+                      ended_at_ms, touched_ms, driving, table_state, deadline_ms) \
                       WHERE m.id = ANY($1) AND m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
 /// [`UPDATE_MANY`] for a batch of one change (the common case below a dozen requests in
@@ -65,7 +65,7 @@ pub const UPDATE_ONE: &str = "UPDATE matches SET state = COALESCE($3, state), \
                       tail = CASE WHEN $3::bytea IS NULL THEN tail || $4 ELSE $4 END, \
                       version = version + 1, move_number = $5, status = $6, \
                       resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10, \
-                      table_state = $11, deadline_ms = $12, header = COALESCE($13, header) \
+                      table_state = $11, deadline_ms = $12 \
                       WHERE id = $1 AND version = $2 \
                       RETURNING id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
@@ -81,6 +81,10 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
 /// Active matches (status `$2`) whose clock ran out at or before `$1`.
 pub(crate) const EXPIRED: &str = "SELECT id FROM matches WHERE deadline_ms <= $1 AND status = $2 \
                        ORDER BY deadline_ms LIMIT 64";
+/// Active matches (status `$2`) untouched since `$1` whose bots are not playing: abandoned,
+/// for the match service to abort itself (`--events`).
+pub(crate) const ABANDONED: &str = "SELECT id, version FROM matches WHERE status = $2 AND NOT driving \
+                       AND touched_ms < $1 LIMIT 1000";
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
@@ -104,8 +108,6 @@ pub(crate) struct Row {
     pub state: Option<Vec<u8>>,
     /// The actions to append ([`TAIL_BYTES`] each); empty with a snapshot.
     pub tail: Vec<u8>,
-    /// The header ([`header_bytes`]) to replace the stored one, or `None` to keep it.
-    pub header: Option<Vec<u8>>,
     pub move_number: u64,
     pub status: i32,
     pub resigned_seat: Option<u32>,
@@ -120,17 +122,14 @@ pub(crate) struct Row {
 
 impl Row {
     /// The columns of `m` after a change, as a snapshot (`move_number` actions in its
-    /// history; `driving`: bots or chance are to move), touched now; with `header`, its
-    /// header rewritten too (the change asked for it: the match's tokens changed, or it
-    /// ended).
-    pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool, header: bool) -> Row {
+    /// history; `driving`: bots or chance are to move), touched now.
+    pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool) -> Row {
         let deadline_ms = m
             .table
             .as_ref()
             .and_then(|t| t.deadline_ms)
             .filter(|_| m.status == ACTIVE);
         Row {
-            header: header.then(|| header_bytes(&m)),
             table: m.table.as_ref().map(prost::Message::encode_to_vec),
             deadline_ms,
             state: Some(m.state),
@@ -150,7 +149,6 @@ impl Row {
         Row {
             state: None,
             tail: actions.iter().flat_map(|a| a.to_be_bytes()).collect(),
-            header: None,
             move_number,
             status: ACTIVE,
             resigned_seat: None,
@@ -219,7 +217,8 @@ pub(crate) fn as_u64(n: i64) -> u64 {
 
 /// The part of `m` that its actions do not change (seed, seats, hashed tokens, bot
 /// settings), as the `header` column holds it: written at creation, and again by a change
-/// that asks for a snapshot (a spectator token issued, the match ended).
+/// that asks for a snapshot (a spectator token issued, the match ended) or, with events, by
+/// every snapshot.
 pub(crate) fn header_bytes(m: &StoredMatch) -> Vec<u8> {
     let header = StoredMatch {
         id: String::new(),
