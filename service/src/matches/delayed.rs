@@ -121,43 +121,17 @@ mod tests {
     use prost::Message;
 
     use super::Feed;
-    use crate::convert::{game_info, json_to_struct};
-    use crate::domain::{MatchStatus, Seat};
+    use crate::convert::json_to_struct;
     use crate::matches::model::{Live, Meta, step};
     use crate::matches::views::{Role, event, match_view};
 
     fn meta(game: &AnyGame) -> Meta {
-        let n = game.num_players();
-        Meta {
-            id: "0123456789abcdef0123456789abcdef".into(),
-            game: game_info(game),
-            seed: 1,
-            seats: vec![Seat::Human; n],
-            bots: vec![None; n],
-            bot_names: vec![None; n],
-            ismcts_iterations: 0,
-            seat_tokens: vec![Some("seat".into()); n],
-            time: None,
-            stand_in: cardhouse::bots::BotKind::Heuristic,
-            stand_in_name: "heuristic".into(),
-            owner_token: "owner".into(),
-            spectator_token: "spectator".into(),
-            spectators: Vec::new(),
-        }
+        Meta::for_tests(game, 1)
     }
 
     /// The match after the first `n` actions of `history`, as the service holds it.
     fn live(game: &AnyGame, history: &[u32]) -> Live {
-        let mut live = Live {
-            state: game.new_initial_state(),
-            status: MatchStatus::Active,
-            resigned_seat: None,
-            known: vec![0; game.num_players() + 1],
-            ended_at_ms: 0,
-            events: 0,
-            notices: 0,
-            table: None,
-        };
+        let mut live = Live::initial(game);
         for &a in history {
             step(&mut live, a);
         }

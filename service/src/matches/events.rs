@@ -201,8 +201,7 @@ mod tests {
     use cardhouse::{AnyGame, AnyState, Options, Rng, SeededRng};
 
     use super::created;
-    use crate::convert::game_info;
-    use crate::domain::{BotSeat, MatchStatus, Seat};
+    use crate::domain::{BotSeat, Seat};
     use crate::matches::model::{Live, Meta, Moves};
     use crate::pb;
     use crate::store::OutboxEvent;
@@ -210,34 +209,20 @@ mod tests {
     fn meta(game: &AnyGame) -> Meta {
         let n = game.num_players();
         Meta {
-            id: "0123456789abcdef0123456789abcdef".into(),
-            game: game_info(game),
             seed: 7,
             seats: vec![Seat::Bot(BotSeat::Random); n],
-            bots: vec![None; n],
-            bot_names: vec![None; n],
-            ismcts_iterations: 0,
             seat_tokens: vec![None; n],
             owner_token: String::new(),
             spectator_token: String::new(),
-            time: None,
-            stand_in: cardhouse::bots::BotKind::Heuristic,
-            stand_in_name: "heuristic".into(),
-            spectators: Vec::new(),
+            ..Meta::for_tests(game, 7)
         }
     }
 
     /// The events of a match created at `game`'s initial state and played to `state`.
     fn events(meta: &Meta, game: &AnyGame, state: &AnyState) -> Vec<OutboxEvent> {
         let initial = Live {
-            state: game.new_initial_state(),
-            status: MatchStatus::Active,
-            resigned_seat: None,
-            known: vec![0; game.num_players() + 1],
-            ended_at_ms: 0,
             events: 1,
-            notices: 0,
-            table: None,
+            ..Live::initial(game)
         };
         let mut moves = Moves::new(true);
         let mut after = initial.clone();

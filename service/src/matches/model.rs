@@ -367,3 +367,44 @@ pub(super) fn shown(live: &Live, delay: u32) -> Live {
         table: None,
     }
 }
+
+#[cfg(test)]
+impl Meta {
+    /// A match of `game` with human seats, seed `seed` and no clock, for unit tests.
+    pub(super) fn for_tests(game: &cardhouse::AnyGame, seed: u64) -> Meta {
+        let n = game.num_players();
+        Meta {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            game: crate::convert::game_info(game),
+            seed,
+            seats: vec![Seat::Human; n],
+            bots: vec![None; n],
+            bot_names: vec![None; n],
+            ismcts_iterations: 0,
+            seat_tokens: vec![Some("seat".into()); n],
+            time: None,
+            stand_in: BotKind::Heuristic,
+            stand_in_name: "heuristic".into(),
+            owner_token: "owner".into(),
+            spectator_token: "spectator".into(),
+            spectators: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Live {
+    /// `game`'s initial state as a new match holds it, for unit tests.
+    pub(super) fn initial(game: &cardhouse::AnyGame) -> Live {
+        Live {
+            state: game.new_initial_state(),
+            status: MatchStatus::Active,
+            resigned_seat: None,
+            known: vec![0; game.num_players() + 1],
+            ended_at_ms: 0,
+            events: 0,
+            notices: 0,
+            table: None,
+        }
+    }
+}

@@ -42,16 +42,7 @@ async fn create_clocked(
         .await
         .unwrap()
         .into_inner();
-    Created {
-        id: r.match_id,
-        seats: r
-            .seat_tokens
-            .into_iter()
-            .map(|t| (t.seat() as usize, t.token))
-            .collect(),
-        owner: r.owner_token,
-        spectator: r.spectator_token,
-    }
+    Created::from(r)
 }
 
 /// The spectator's view once `done` holds of it (polled; at most `within`).

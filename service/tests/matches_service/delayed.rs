@@ -34,16 +34,7 @@ async fn create_delayed(
         delays,
         "one token per delay, in order"
     );
-    let m = Created {
-        id: r.match_id,
-        seats: r
-            .seat_tokens
-            .into_iter()
-            .map(|t| (t.seat() as usize, t.token))
-            .collect(),
-        owner: r.owner_token,
-        spectator: r.spectator_token,
-    };
+    let m = Created::from(r);
     (m, delayed)
 }
 

@@ -42,6 +42,21 @@ struct Created {
     spectator: String,
 }
 
+impl From<pb::CreateMatchResponse> for Created {
+    fn from(r: pb::CreateMatchResponse) -> Created {
+        Created {
+            id: r.match_id,
+            seats: r
+                .seat_tokens
+                .into_iter()
+                .map(|t| (t.seat() as usize, t.token))
+                .collect(),
+            owner: r.owner_token,
+            spectator: r.spectator_token,
+        }
+    }
+}
+
 async fn create(
     client: &mut MatchesClient<Channel>,
     options: &[(&str, &str)],
@@ -61,16 +76,7 @@ async fn create(
         .unwrap()
         .into_inner();
     assert_eq!(r.seed, seed);
-    Created {
-        id: r.match_id,
-        seats: r
-            .seat_tokens
-            .into_iter()
-            .map(|t| (t.seat() as usize, t.token))
-            .collect(),
-        owner: r.owner_token,
-        spectator: r.spectator_token,
-    }
+    Created::from(r)
 }
 
 async fn view(client: &mut MatchesClient<Channel>, m: &Created, token: &str) -> pb::MatchView {

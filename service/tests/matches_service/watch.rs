@@ -35,16 +35,7 @@ async fn create_mixed(
         .await
         .unwrap()
         .into_inner();
-    Created {
-        id: r.match_id,
-        seats: r
-            .seat_tokens
-            .into_iter()
-            .map(|t| (t.seat() as usize, t.token))
-            .collect(),
-        owner: r.owner_token,
-        spectator: r.spectator_token,
-    }
+    Created::from(r)
 }
 
 /// Reads a stream's snapshot and then up to `events` events (all of them if the match ends
