@@ -36,6 +36,7 @@ mod options;
 mod planes;
 mod registry;
 mod rng;
+pub mod solve;
 
 pub use card_set::{CardSet, Pack, select_in_word};
 pub use cards::{Card, Rank, Suit};

@@ -82,6 +82,7 @@ mod play;
 pub use play::winning_position;
 mod resample;
 pub mod scoring;
+mod solve;
 mod steps;
 mod view;
 

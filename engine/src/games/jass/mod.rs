@@ -47,6 +47,7 @@ mod options;
 mod play;
 mod resample;
 mod scoring;
+mod solve;
 mod view;
 pub mod wys;
 

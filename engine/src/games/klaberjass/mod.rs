@@ -77,6 +77,7 @@ mod play;
 mod resample;
 pub mod scoring;
 pub mod sequences;
+mod solve;
 mod steps;
 mod text;
 mod view;
