@@ -81,7 +81,7 @@
 mod search;
 mod table;
 
-pub(crate) use search::{Deck, Position, Rules, Search, TrickEnd};
+pub(crate) use search::{Deck, Position, Rules, Search, TrickEnd, sure_points};
 
 use crate::{Action, Error, State};
 

@@ -1,5 +1,5 @@
-//! The generic exact search over tricks: fail-soft alpha-beta with null windows (MTD(f)),
-//! a transposition table at trick starts, equivalent cards merged, and move ordering.
+//! The generic exact search over tricks: fail-soft alpha-beta with null windows, a
+//! transposition table at trick starts, equivalent cards merged, and move ordering.
 //!
 //! A game describes its trick play to the search through [`Rules`] on an internal
 //! [`Position`]: cards are bits `lane * 16 + order`, one lane per suit (the trumps of a game
@@ -11,6 +11,21 @@
 //! and 2, or seat 0 of two) in [`Rules`]' terms; the search itself works with values for the
 //! side to move (negamax: the side to move changes at every card within a trick, and the
 //! winner leads the next).
+//!
+//! * **Exact values** come from null-window tests ([`Search::mtd`]): the first at a guess,
+//!   then steps that double while the tests fail on the same side, then bisection.
+//! * **The table** holds bounds of trick-start positions (the whole position is the key).
+//!   At the last card of a trick, the children (trick starts) are probed before any is
+//!   searched, and a stored bound that already refutes ends the node (enhanced transposition
+//!   cutoff).
+//! * **Equivalent cards**: of the legal cards of one lane with equal points and no card of
+//!   another hand or of the trick between them, only the lowest is tried
+//!   ([`representatives`]); they lead to positions of equal value.
+//! * **Ordering**: the table's best lead first; leads of cards nothing left can beat, then
+//!   cheap ones; followers take the trick cheaply, add points to their side's trick, or
+//!   discard cheaply.
+//! * **Bounds** from the rules ([`Rules::bounds`]) end a node whose value cannot cross the
+//!   window; the last trick is evaluated directly.
 
 use super::table::{Key, Table, UNBOUNDED};
 
@@ -23,20 +38,41 @@ const NONE: u8 = 0xFF;
 #[derive(Clone, Debug)]
 pub(crate) struct Deck {
     /// Points of each internal card bit.
-    pub points: [u8; 64],
+    points: [u8; 64],
     /// The internal bits that are trumps (one lane, or none).
-    pub trumps: u64,
+    trumps: u64,
+    /// For each internal card, the cards with equal points.
+    same_points: [u64; 64],
 }
 
 impl Deck {
-    /// Card points of a set of internal cards.
-    pub(crate) fn points_of(&self, mut cards: u64) -> i32 {
-        let mut sum = 0;
-        while cards != 0 {
-            sum += i32::from(self.points[cards.trailing_zeros() as usize]);
-            cards &= cards - 1;
+    /// A deck with these points per internal card and these trumps.
+    pub(crate) fn new(points: [u8; 64], trumps: u64) -> Deck {
+        let mut same_points = [0u64; 64];
+        for (c, slot) in same_points.iter_mut().enumerate() {
+            for (d, &p) in points.iter().enumerate() {
+                if p == points[c] {
+                    *slot |= 1 << d;
+                }
+            }
         }
-        sum
+        Deck {
+            points,
+            trumps,
+            same_points,
+        }
+    }
+
+    /// Points of internal card `c`.
+    #[inline(always)]
+    pub(crate) fn points(&self, c: u8) -> i32 {
+        i32::from(self.points[usize::from(c & 63)])
+    }
+
+    /// The trump cards.
+    #[inline(always)]
+    pub(crate) fn trumps(&self) -> u64 {
+        self.trumps
     }
 
     /// The trick-taking key of card `c` in a trick led from lane `led`: a trump beats every
@@ -50,20 +86,6 @@ impl Deck {
         } else {
             0
         }
-    }
-
-    /// Position in the trick (0 = the lead) and key of the card winning the first `n` cards.
-    #[inline(always)]
-    pub(crate) fn winning(&self, trick: &[u8; 4], n: usize) -> (usize, u8) {
-        let led = trick[0] >> 4;
-        let mut best = (0, self.key(trick[0], led));
-        for (i, &c) in trick.iter().enumerate().take(n).skip(1) {
-            let k = self.key(c, led);
-            if k > best.1 {
-                best = (i, k);
-            }
-        }
-        best
     }
 }
 
@@ -106,6 +128,13 @@ pub(crate) trait Rules {
     fn stop(&self, _pos: &Position) -> Option<(usize, i32)> {
         None
     }
+
+    /// The parity (0 or 1) every value from `pos` has, if it is fixed (a point difference
+    /// whose total is fixed: `p0 - p1 = 2 p0 - total`). The search then skips the tests
+    /// between two values of that parity.
+    fn parity(&self, _pos: &Position) -> Option<i32> {
+        None
+    }
 }
 
 /// A position of trick play: the hands, the current trick, who led it and the game's
@@ -125,9 +154,28 @@ pub(crate) struct Position {
     pub ctx: u32,
     /// Card points not yet taken: in the hands and in the current trick.
     pub rem: i32,
+    /// The cards of the current trick as bits.
+    table: u64,
+    /// Position in the trick and key (see [`Deck::key`]) of the card winning it so far.
+    win_pos: u8,
+    win_key: u8,
+    /// Card points of the current trick so far.
+    trick_points: u8,
 }
 
 impl Position {
+    /// A trick start: `hands`, `leader` to lead, context `ctx`, `rem` card points in the
+    /// hands. Cards already in the trick are added with [`Position::with_card`].
+    pub(crate) fn start(hands: [u64; 4], leader: usize, ctx: u32, rem: i32) -> Position {
+        Position {
+            hands,
+            leader: leader as u8,
+            ctx,
+            rem,
+            ..Position::default()
+        }
+    }
+
     /// The seat to play, for a game of `players` seats (2 or 4).
     #[inline(always)]
     pub(crate) fn mover(&self, players: usize) -> usize {
@@ -137,11 +185,7 @@ impl Position {
     /// The cards of the current trick as bits.
     #[inline(always)]
     pub(crate) fn trick_bits(&self) -> u64 {
-        let mut b = 0;
-        for &c in &self.trick[..usize::from(self.trick_len)] {
-            b |= 1u64 << c;
-        }
-        b
+        self.table
     }
 
     /// All cards still in the hands.
@@ -150,16 +194,26 @@ impl Position {
         self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
     }
 
-    /// The position after `card` is added to the current trick (not completed).
+    /// The position after `seat` adds `card` to the current trick (not completed).
     #[inline(always)]
-    fn with_card(&self, seat: usize, card: u8) -> Position {
+    pub(crate) fn with_card(&self, deck: &Deck, seat: usize, card: u8) -> Position {
         let mut p = *self;
-        p.hands[seat] &= !(1u64 << card);
-        p.trick[usize::from(p.trick_len & 3)] = card;
-        p.trick_len += 1;
+        let bit = 1u64 << card;
+        p.hands[seat & 3] &= !bit;
+        p.table |= bit;
+        let n = p.trick_len;
+        p.trick[usize::from(n & 3)] = card;
+        p.trick_len = n + 1;
+        p.trick_points += deck.points[usize::from(card & 63)];
+        let key = deck.key(card, p.trick[0] >> 4);
+        if n == 0 || key > p.win_key {
+            p.win_pos = n;
+            p.win_key = key;
+        }
         p
     }
 
+    /// The table key of a trick start.
     fn key(&self) -> Key {
         debug_assert_eq!(self.trick_len, 0);
         Key {
@@ -169,8 +223,52 @@ impl Position {
     }
 }
 
+/// Card points each side surely takes from `pos` on, from the trumps alone: the highest
+/// trumps left (in the hands and the current trick), as far as one side holds them all,
+/// go to that side's tricks (nothing left can beat them), and so does the current trick if
+/// one of them is in it. The second value says which sides surely take a trick (bit per
+/// side). Without trumps, nothing is sure.
+#[inline]
+pub(crate) fn sure_points(deck: &Deck, pos: &Position, players: usize) -> ([i32; 2], u32) {
+    let t = deck.trumps;
+    let mut sides = [
+        (pos.hands[0] | pos.hands[2]) & t,
+        (pos.hands[1] | pos.hands[3]) & t,
+    ];
+    let in_trick = pos.table & t;
+    if in_trick != 0 {
+        for (k, &c) in pos.trick[..usize::from(pos.trick_len)].iter().enumerate() {
+            let seat = (usize::from(pos.leader) + k) & (players - 1);
+            sides[seat & 1] |= in_trick & (1u64 << c);
+        }
+    }
+    let all = sides[0] | sides[1];
+    if all == 0 {
+        return ([0, 0], 0);
+    }
+    let top = 63 - all.leading_zeros();
+    let s = usize::from(sides[0] >> top & 1 == 0);
+    let other = sides[1 - s];
+    let mut run = if other == 0 {
+        sides[s]
+    } else {
+        sides[s] & !((2u64 << (63 - other.leading_zeros())) - 1)
+    };
+    let mut sure = [0, 0];
+    if run & in_trick != 0 {
+        sure[s] = i32::from(pos.trick_points);
+        run &= !in_trick;
+    }
+    while run != 0 {
+        sure[s] += deck.points(run.trailing_zeros() as u8);
+        run &= run - 1;
+    }
+    (sure, 1 << s)
+}
+
 /// What follows a complete trick, for the seat that played its last card: the end of play
 /// (its value), or the next trick start led by its side or by the other (with its gain).
+#[derive(Copy, Clone, Debug)]
 enum Next {
     Over(i32),
     Ours(i32, Position),
@@ -184,51 +282,53 @@ struct Moves {
     len: usize,
 }
 
-/// True if cards `a < b` of one lane have no card of `others` between them.
+/// The cards of the lane of card `c`.
 #[inline(always)]
-fn adjacent(others: u64, a: u8, b: u8) -> bool {
-    let between = (1u64 << b) - (2u64 << a);
-    others & between == 0
+fn lane(c: u8) -> u64 {
+    0xFFFFu64 << (c & 0x30)
 }
 
-/// The representatives of `legal` for the seat holding `hand` (the rest of the cards in play
-/// being `others`): of cards of one lane with equal points and no card of `others` between
-/// them, only the lowest. Playing any of them leads to positions of equal value, since
-/// swapping them changes no trick's winner and no trick's points.
+/// The cards of `c`'s lane below `c` and above the highest card of `others` below it.
+#[inline(always)]
+fn segment_below(others: u64, c: u8) -> u64 {
+    let below = (1u64 << c) - 1;
+    let sep = others & lane(c) & below;
+    let floor = if sep == 0 {
+        u32::from(c & 0x30)
+    } else {
+        64 - sep.leading_zeros()
+    };
+    below & !((1u64 << floor) - 1)
+}
+
+/// The representatives of `legal` for the seat to move (the rest of the cards in play being
+/// `others`: the other hands and the trick): of cards of one lane with equal points and no
+/// card of `others` between them, only the lowest. Playing any of them leads to positions
+/// of equal value, since swapping them changes no trick's winner and no trick's points.
 #[inline]
-pub(crate) fn representatives(deck: &Deck, legal: u64, others: u64) -> ([u8; 16], usize) {
-    let mut reps = [0u8; 16];
-    let mut n = 0;
+pub(crate) fn representatives(deck: &Deck, legal: u64, others: u64) -> u64 {
+    let mut reps = legal;
     let mut l = legal;
     while l != 0 {
         let c = l.trailing_zeros() as u8;
         l &= l - 1;
-        let p = deck.points[usize::from(c)];
-        let dup = reps[..n].iter().any(|&r| {
-            r >> 4 == c >> 4 && deck.points[usize::from(r)] == p && adjacent(others, r, c)
-        });
-        if !dup && n < 16 {
-            reps[n] = c;
-            n += 1;
+        if legal & deck.same_points[usize::from(c)] & segment_below(others, c) != 0 {
+            reps &= !(1u64 << c);
         }
     }
-    (reps, n)
+    reps
 }
 
 /// The representative (see [`representatives`]) that card `c` of `legal` is merged into.
 pub(crate) fn representative_of(deck: &Deck, legal: u64, others: u64, c: u8) -> u8 {
-    let (reps, n) = representatives(deck, legal, others);
-    let p = deck.points[usize::from(c)];
-    reps[..n]
-        .iter()
-        .copied()
-        .find(|&r| {
-            r == c
-                || (r >> 4 == c >> 4
-                    && deck.points[usize::from(r)] == p
-                    && adjacent(others, r.min(c), r.max(c)))
-        })
-        .unwrap_or(c)
+    let mut c = c;
+    loop {
+        let lower = legal & deck.same_points[usize::from(c)] & segment_below(others, c);
+        if lower == 0 {
+            return c;
+        }
+        c = lower.trailing_zeros() as u8;
+    }
 }
 
 /// One search: the rules, the table, and the node counter (added to the solver's on drop).
@@ -254,7 +354,7 @@ impl<R: Rules> std::fmt::Debug for Search<'_, R> {
 }
 
 impl<'a, R: Rules> Search<'a, R> {
-    /// A search with `rules` using `table`.
+    /// A search with `rules` using `table`, adding its node count to `total`.
     pub(crate) fn new(rules: &'a R, table: &'a mut Table, total: &'a mut u64) -> Self {
         Search {
             rules,
@@ -268,14 +368,16 @@ impl<'a, R: Rules> Search<'a, R> {
     /// allow one there).
     pub(crate) fn value(&mut self, pos: &Position, guess: i32) -> i32 {
         let s = side_sign(pos.mover(R::PLAYERS));
-        s * self.mtd(s * guess, |search, a, b| search.node(pos, a, b))
+        let parity = self.rules.parity(pos);
+        s * self.mtd(s * guess, parity, |search, a, b| search.node(pos, a, b))
     }
 
     /// The exact value for side 0 of `pos`, a trick start, when play goes on (no stop now).
     pub(crate) fn continue_value(&mut self, pos: &Position, guess: i32) -> i32 {
         debug_assert_eq!(pos.trick_len, 0);
         let s = side_sign(pos.mover(R::PLAYERS));
-        s * self.mtd(s * guess, |search, a, b| search.lead(pos, a, b))
+        let parity = self.rules.parity(pos);
+        s * self.mtd(s * guess, parity, |search, a, b| search.lead(pos, a, b))
     }
 
     /// The exact value for side 0 after each legal card of the seat to move at `pos` is
@@ -285,22 +387,17 @@ impl<'a, R: Rules> Search<'a, R> {
         let me = pos.mover(R::PLAYERS);
         let s = side_sign(me);
         let legal = self.rules.legal(pos);
-        let others = others(pos, me, R::PLAYERS);
-        let deck = self.rules.deck();
-        let (reps, n) = representatives(deck, legal, others);
+        let others = others(pos, me);
         let moves = self.order(pos, legal, NONE);
         let mut values = [0i32; 64];
         let mut g = s * guess;
+        let parity = self.rules.parity(pos);
         for &c in &moves.cards[..moves.len] {
-            let v = self.mtd(g, |search, a, b| search.play(pos, me, c, a, b));
+            let v = self.mtd(g, parity, |search, a, b| search.play(pos, me, c, a, b));
             values[usize::from(c)] = s * v;
             g = v;
         }
-        debug_assert!(
-            reps[..n]
-                .iter()
-                .all(|r| moves.cards[..moves.len].contains(r))
-        );
+        let deck = self.rules.deck();
         let mut l = legal;
         while l != 0 {
             let c = l.trailing_zeros() as u8;
@@ -314,25 +411,36 @@ impl<'a, R: Rules> Search<'a, R> {
     /// The exact value by null-window tests of `test` (a fail-soft search for the side to
     /// move with window `(alpha, beta)`): the first at `guess`, then steps away from it that
     /// double while the tests fail on the same side, then bisection once the value is
-    /// bracketed (MTD(f) with steps, since fail-soft values of point games move slowly).
-    fn mtd(&mut self, guess: i32, mut test: impl FnMut(&mut Self, i32, i32) -> i32) -> i32 {
+    /// bracketed (MTD(f) with steps: the fail-soft values of point games move slowly). With a
+    /// `parity`, only values of that parity are tested.
+    fn mtd(
+        &mut self,
+        guess: i32,
+        parity: Option<i32>,
+        mut test: impl FnMut(&mut Self, i32, i32) -> i32,
+    ) -> i32 {
+        // `x` moved up (`up = 1`) or down (`up = -1`) to the parity, if any.
+        let fit = |x: i32, up: i32| match parity {
+            Some(p) if (x - p) & 1 != 0 && x.abs() < INF => x + up,
+            _ => x,
+        };
         let (mut lo, mut hi) = (-INF, INF);
-        let mut gamma = guess.clamp(-INF + 1, INF - 1);
+        let mut gamma = fit(guess.clamp(-INF + 2, INF - 2), 1);
         let mut step = 2;
         let mut dir = 0;
         loop {
             let v = test(self, gamma - 1, gamma);
             if v >= gamma {
-                lo = v;
+                lo = fit(v, 1);
                 step = if dir > 0 { step * 2 } else { 2 };
                 dir = 1;
             } else {
-                hi = v;
+                hi = fit(v, -1);
                 step = if dir < 0 { step * 2 } else { 2 };
                 dir = -1;
             }
             if lo >= hi {
-                break;
+                return lo;
             }
             // The next test: `gamma` in `lo + 1..=hi`, `step` beyond the bound just moved,
             // or halfway once both bounds are known.
@@ -344,13 +452,12 @@ impl<'a, R: Rules> Search<'a, R> {
                     mid.max(hi + 1 - step)
                 }
             } else if dir > 0 {
-                lo + step.min(INF - lo)
+                lo + step
             } else {
                 hi + 1 - step
             };
-            gamma = gamma.clamp(lo + 1, hi);
+            gamma = fit(gamma.clamp(lo + 1, hi), 1).min(hi);
         }
-        lo
     }
 
     /// Fail-soft alpha-beta value of `pos` for the side to move.
@@ -419,35 +526,57 @@ impl<'a, R: Rules> Search<'a, R> {
     /// Tries the moves of the side to move; returns the fail-soft value and the best card.
     fn expand(&mut self, pos: &Position, alpha: i32, beta: i32, first: u8) -> (i32, u8) {
         let me = pos.mover(R::PLAYERS);
-        if pos.hands[me] & (pos.hands[me] - 1) == 0
+        let hand = pos.hands[me];
+        if hand & (hand - 1) == 0
             && pos.in_hands().count_ones() as usize + usize::from(pos.trick_len) == R::PLAYERS
         {
-            return (self.last_trick(pos), pos.hands[me].trailing_zeros() as u8);
+            return (self.last_trick(pos), hand.trailing_zeros() as u8);
         }
         let legal = self.rules.legal(pos);
-        let moves = self.order(pos, legal, first);
+        let moves = if legal & (legal - 1) == 0 {
+            let mut cards = [NONE; 16];
+            cards[0] = legal.trailing_zeros() as u8;
+            Moves { cards, len: 1 }
+        } else {
+            self.order(pos, legal, first)
+        };
+        let mut best = -INF;
+        let mut best_card = moves.cards[0];
+        let mut a = alpha;
         if usize::from(pos.trick_len) == R::PLAYERS - 1 {
-            // Enhanced transposition cutoff: a trick-start child whose stored bound refutes.
+            // The last card of the trick: every child is an end of play or a trick start.
+            // Enhanced transposition cutoff: a child whose stored bound refutes ends the
+            // node before any is searched.
+            let deck = self.rules.deck();
             for &c in &moves.cards[..moves.len] {
-                let p = pos.with_card(me, c);
-                let lo = match self.complete(&p, me) {
+                let lo = match self.complete(&pos.with_card(deck, me, c), me) {
                     Next::Over(v) => v,
-                    Next::Ours(g, n) if self.rules.stop(&n).is_none() => {
-                        self.table.probe(&n.key()).map_or(-INF, |h| g + h.lo)
-                    }
-                    Next::Theirs(g, n) if self.rules.stop(&n).is_none() => {
-                        self.table.probe(&n.key()).map_or(-INF, |h| g - h.hi)
-                    }
-                    _ => -INF,
+                    Next::Ours(g, ref n) => self.stored(n).map_or(-INF, |(lo, _)| g + lo),
+                    Next::Theirs(g, ref n) => self.stored(n).map_or(-INF, |(_, hi)| g - hi),
                 };
                 if lo >= beta {
                     return (lo, c);
                 }
             }
+            for &c in &moves.cards[..moves.len] {
+                let v = match self.complete(&pos.with_card(deck, me, c), me) {
+                    Next::Over(v) => v,
+                    Next::Ours(g, ref n) => g + self.node(n, a - g, beta - g),
+                    Next::Theirs(g, ref n) => g - self.node(n, g - beta, g - a),
+                };
+                if v > best {
+                    best = v;
+                    best_card = c;
+                    if v > a {
+                        a = v;
+                        if a >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            return (best, best_card);
         }
-        let mut best = -INF;
-        let mut best_card = moves.cards[0];
-        let mut a = alpha;
         for &c in &moves.cards[..moves.len] {
             let v = self.play(pos, me, c, a, beta);
             if v > best {
@@ -456,7 +585,7 @@ impl<'a, R: Rules> Search<'a, R> {
                 if v > a {
                     a = v;
                     if a >= beta {
-                        return (best, best_card);
+                        break;
                     }
                 }
             }
@@ -464,27 +593,34 @@ impl<'a, R: Rules> Search<'a, R> {
         (best, best_card)
     }
 
+    /// The bounds stored for trick start `n`, unless a stop may come first there.
+    #[inline]
+    fn stored(&self, n: &Position) -> Option<(i32, i32)> {
+        if self.rules.stop(n).is_some() {
+            return None;
+        }
+        self.table.probe(&n.key()).map(|h| (h.lo, h.hi))
+    }
+
     /// Value for `me` (to move at `pos`) of playing `card`, fail-soft in `(alpha, beta)`.
     #[inline]
     fn play(&mut self, pos: &Position, me: usize, card: u8, alpha: i32, beta: i32) -> i32 {
-        let p = pos.with_card(me, card);
+        let p = pos.with_card(self.rules.deck(), me, card);
         if usize::from(p.trick_len) < R::PLAYERS {
             return -self.node(&p, -beta, -alpha);
         }
         match self.complete(&p, me) {
             Next::Over(v) => v,
-            Next::Ours(gain, next) => gain + self.node(&next, alpha - gain, beta - gain),
-            Next::Theirs(gain, next) => gain - self.node(&next, gain - beta, gain - alpha),
+            Next::Ours(g, next) => g + self.node(&next, alpha - g, beta - g),
+            Next::Theirs(g, next) => g - self.node(&next, g - beta, g - alpha),
         }
     }
 
     /// The end of the complete trick of `p` for `me` (who played its last card).
     #[inline]
     fn complete(&self, p: &Position, me: usize) -> Next {
-        let deck = self.rules.deck();
-        let (win_pos, _) = deck.winning(&p.trick, R::PLAYERS);
-        let winner = (usize::from(p.leader) + win_pos) & (R::PLAYERS - 1);
-        let points = deck.points_of(p.trick_bits());
+        let winner = (usize::from(p.leader) + usize::from(p.win_pos)) & (R::PLAYERS - 1);
+        let points = i32::from(p.trick_points);
         let mut next = *p;
         next.rem -= points;
         let last = next.in_hands() == 0;
@@ -497,6 +633,8 @@ impl<'a, R: Rules> Search<'a, R> {
         next.ctx = end.ctx;
         next.leader = winner as u8;
         next.trick_len = 0;
+        next.table = 0;
+        next.trick_points = 0;
         if winner & 1 == me & 1 {
             Next::Ours(gain, next)
         } else {
@@ -507,16 +645,15 @@ impl<'a, R: Rules> Search<'a, R> {
     /// The value for the side to move of the last trick (every seat to play holds one card).
     fn last_trick(&self, pos: &Position) -> i32 {
         let me = pos.mover(R::PLAYERS);
+        let deck = self.rules.deck();
         let mut p = *pos;
         while usize::from(p.trick_len) < R::PLAYERS {
             let seat = p.mover(R::PLAYERS);
-            p = p.with_card(seat, p.hands[seat].trailing_zeros() as u8);
+            p = p.with_card(deck, seat, p.hands[seat].trailing_zeros() as u8);
         }
         let last = (usize::from(pos.leader) + R::PLAYERS - 1) & (R::PLAYERS - 1);
         let v = match self.complete(&p, last) {
-            Next::Over(v) => v,
-            // Play may only go on if cards are left: not after the last trick.
-            Next::Ours(v, _) | Next::Theirs(v, _) => v,
+            Next::Over(v) | Next::Ours(v, _) | Next::Theirs(v, _) => v,
         };
         if last & 1 == me & 1 { v } else { -v }
     }
@@ -526,71 +663,63 @@ impl<'a, R: Rules> Search<'a, R> {
     fn order(&self, pos: &Position, legal: u64, first: u8) -> Moves {
         let me = pos.mover(R::PLAYERS);
         let deck = self.rules.deck();
-        let others = others(pos, me, R::PLAYERS);
-        let (cards, n) = representatives(deck, legal, others);
+        let others = others(pos, me);
+        let mut reps = representatives(deck, legal, others);
+        let mut cards = [NONE; 16];
         let mut scores = [0i32; 16];
+        let mut n = 0;
         let n_trick = usize::from(pos.trick_len);
-        if n_trick == 0 {
-            // Leading: a card no remaining card of its lane beats first (high first), then
-            // low cards (cheap first).
-            for (k, &c) in cards[..n].iter().enumerate() {
-                let lane_above = others & (0xFFFFu64 << (c & 0x30)) & !((2u64 << c) - 1);
-                let trump_out = others & deck.trumps & !(0xFFFFu64 << (c & 0x30));
-                let p = i32::from(deck.points[usize::from(c)]);
-                scores[k] = if lane_above == 0 && (trump_out == 0 || deck.trumps >> c & 1 != 0) {
+        let (ours, last, led) = if n_trick == 0 {
+            (false, false, 0)
+        } else {
+            let winner = (usize::from(pos.leader) + usize::from(pos.win_pos)) & (R::PLAYERS - 1);
+            (
+                winner & 1 == me & 1,
+                n_trick == R::PLAYERS - 1,
+                pos.trick[0] >> 4,
+            )
+        };
+        while reps != 0 {
+            let c = reps.trailing_zeros() as u8;
+            reps &= reps - 1;
+            let p = deck.points(c);
+            let score = if c == first {
+                i32::MAX
+            } else if n_trick == 0 {
+                // Leading: a card nothing left beats first (high first), then low cards.
+                let above = others & lane(c) & !((2u64 << c) - 1);
+                let trumped = deck.trumps >> c & 1 == 0 && others & deck.trumps != 0;
+                if above == 0 && !trumped {
                     1000 + p * 4 + i32::from(c & 15)
                 } else {
                     -p * 4 - i32::from(c & 15)
-                };
-            }
-        } else {
-            let (win_pos, win_key) = deck.winning(&pos.trick, n_trick);
-            let winner = (usize::from(pos.leader) + win_pos) & (R::PLAYERS - 1);
-            let ours = winner & 1 == me & 1;
-            let last = n_trick == R::PLAYERS - 1;
-            let led = pos.trick[0] >> 4;
-            for (k, &c) in cards[..n].iter().enumerate() {
-                let p = i32::from(deck.points[usize::from(c)]);
+                }
+            } else {
                 let key = deck.key(c, led);
-                let beats = key > win_key;
-                scores[k] = if ours && last {
+                if ours && last {
                     // The trick is ours whatever we play: add points.
                     p * 8
-                } else if beats {
+                } else if key > pos.win_key {
                     // Take the trick, cheaply.
                     1000 - i32::from(key) + p * 2
                 } else if ours {
                     p * 4
                 } else {
                     -p * 8 - i32::from(c & 15)
-                };
-            }
-        }
-        let mut order = [0usize; 16];
-        for (i, slot) in order[..n].iter_mut().enumerate() {
-            *slot = i;
-        }
-        for (k, &c) in cards[..n].iter().enumerate() {
-            if c == first {
-                scores[k] = i32::MAX;
-            }
-        }
-        // Insertion sort, best first (at most 16 cards).
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && scores[order[j - 1]] < scores[order[j]] {
-                order.swap(j - 1, j);
+                }
+            };
+            // Insertion, best first (at most 16 cards).
+            let mut j = n;
+            while j > 0 && scores[j - 1] < score {
+                scores[j] = scores[j - 1];
+                cards[j] = cards[j - 1];
                 j -= 1;
             }
+            scores[j] = score;
+            cards[j] = c;
+            n += 1;
         }
-        let mut out = Moves {
-            cards: [NONE; 16],
-            len: n,
-        };
-        for i in 0..n {
-            out.cards[i] = cards[order[i]];
-        }
-        out
+        Moves { cards, len: n }
     }
 }
 
@@ -602,12 +731,26 @@ fn side_sign(seat: usize) -> i32 {
 
 /// The cards in play not held by `me`: the other hands and the current trick.
 #[inline(always)]
-fn others(pos: &Position, me: usize, players: usize) -> u64 {
-    let mut o = pos.trick_bits();
-    for (s, &h) in pos.hands.iter().enumerate().take(players) {
-        if s != me {
-            o |= h;
-        }
+fn others(pos: &Position, me: usize) -> u64 {
+    (pos.in_hands() & !pos.hands[me]) | pos.table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn representatives_merge_cards_no_other_card_separates() {
+        // One lane: points 0 0 8 0 0 (bits 0..5).
+        let mut points = [0u8; 64];
+        points[2] = 8;
+        let deck = Deck::new(points, 0);
+        // The mover holds 0, 1, 2, 3; another hand holds 4. 0, 1 and 3 are equal (2 has
+        // other points but is the mover's own card).
+        assert_eq!(representatives(&deck, 0b1111, 0b1_0000), 0b0101);
+        assert_eq!(representative_of(&deck, 0b1111, 0b1_0000, 3), 0);
+        // Another hand holds 1: 0 | 2 | 3 stay apart from 0.
+        assert_eq!(representatives(&deck, 0b1101, 0b10), 0b1101);
+        assert_eq!(representative_of(&deck, 0b1101, 0b10, 3), 3);
     }
-    o
 }

@@ -70,10 +70,7 @@ impl AvinasRules {
             points_of[usize::from(internal(trump, id))] = points(id) as u8;
         }
         AvinasRules {
-            deck: Deck {
-                points: points_of,
-                trumps: 0x3FFFu64 << (16 * u64::from(trump)),
-            },
+            deck: Deck::new(points_of, 0x3FFFu64 << (16 * u64::from(trump))),
             side: usize::from(state.declarer & 1),
             kind: state.kind.unwrap_or(Kind::Bidding),
             base: u32::from(state.base),
@@ -140,7 +137,7 @@ impl Rules for AvinasRules {
     fn legal(&self, pos: &Position) -> u64 {
         let hand = pos.hands[pos.mover(4)];
         let trick = Self::tricks_done(pos);
-        let trumps = self.deck.trumps;
+        let trumps = self.deck.trumps();
         let must = if pos.trick_len == 0 {
             if trick < 2 { trumps } else { return hand }
         } else if trick == 1 {
@@ -225,23 +222,24 @@ impl AvinasState {
     fn position(&self, rules: &AvinasRules) -> Position {
         let trump = self.trump & 3;
         let t = usize::from(self.trick_no.min(7));
-        let mut pos = Position {
-            leader: self.leaders[t],
-            ..Position::default()
-        };
+        let mut hands = [0u64; 4];
         let mut ids = 0u32;
-        for seat in 0..4 {
+        for (seat, hand) in hands.iter_mut().enumerate() {
             let mut h = self.hands[seat];
             ids |= h;
             while h != 0 {
-                pos.hands[seat] |= 1 << internal(trump, h.trailing_zeros() as u8);
+                *hand |= 1 << internal(trump, h.trailing_zeros() as u8);
                 h &= h - 1;
             }
         }
+        let leader = usize::from(self.leaders[t]);
+        let mut pos = Position::start(hands, leader, 0, 0);
         if self.phase == Phase::Play {
-            for &id in &self.tricks[t][..usize::from(self.trick_len)] {
-                pos.trick[usize::from(pos.trick_len)] = internal(trump, id);
-                pos.trick_len += 1;
+            for (k, &id) in self.tricks[t][..usize::from(self.trick_len)]
+                .iter()
+                .enumerate()
+            {
+                pos = pos.with_card(&rules.deck, (leader + k) & 3, internal(trump, id));
                 ids |= 1 << id;
             }
         }

@@ -16,7 +16,9 @@
 use super::play::card_points;
 use super::wys::{WysInfo, WysItem, best_set, for_each_candidate};
 use super::{JassGame, JassState, Mode, Phase, UndertrumpRule, WYS_BASE, WysSet, card_action};
-use crate::solve::{Config, Deck, Position, Rules, Solution, Solver, TrickEnd, not_solvable};
+use crate::solve::{
+    Config, Deck, Position, Rules, Solution, Solver, TrickEnd, not_solvable, sure_points,
+};
 use crate::{Card, CardSet, Error, Rank, State, Suit};
 
 /// Strength order index of each rank bit in the trump suit (U 9 A K O 10 8 7 6 → 8..0).
@@ -55,10 +57,7 @@ impl JassRules {
         }
         let trump = mode.trump().map(|t| t as u8);
         JassRules {
-            deck: Deck {
-                points,
-                trumps: trump.map_or(0, |t| 0x1FFu64 << (16 * u64::from(t))),
-            },
+            deck: Deck::new(points, trump.map_or(0, |t| 0x1FFu64 << (16 * u64::from(t)))),
             trump,
             undertrump: game.undertrump_rule,
             last_bonus: game.last_trick_bonus as i32,
@@ -134,16 +133,24 @@ impl Rules for JassRules {
     }
 
     #[inline]
+    /// Each team takes at least its sure points (see [`sure_points`]); the Match bonus only
+    /// to a team that has lost no trick, while the other takes no trick surely.
     fn bounds(&self, pos: &Position) -> (i32, i32) {
         let r = pos.rem + self.last_bonus;
+        let (sure, takes) = sure_points(&self.deck, pos, 4);
         let m = |team: u32| {
-            if pos.ctx >> team & 1 != 0 {
+            if pos.ctx >> team & 1 != 0 && takes >> (1 - team) & 1 == 0 {
                 self.match_bonus
             } else {
                 0
             }
         };
-        (-r - m(1), r + m(0))
+        (2 * sure[0] - r - m(1), r - 2 * sure[1] + m(0))
+    }
+
+    /// `2 p0 - (points to come)`, and an even Match bonus keeps the parity.
+    fn parity(&self, pos: &Position) -> Option<i32> {
+        (self.match_bonus % 2 == 0).then_some((pos.rem + self.last_bonus) & 1)
     }
 }
 
@@ -232,22 +239,20 @@ impl crate::solve::sealed::Solve for JassState {
         let game = &self.game;
         let rules = JassRules::new(game, mode);
         let t = usize::from(self.trick_no);
-        let mut pos = Position {
-            leader: self.leaders[t],
-            // Bit `team`: that team has lost no trick yet.
-            ctx: u32::from(self.tricks_won[1] == 0) | u32::from(self.tricks_won[0] == 0) << 1,
-            ..Position::default()
-        };
+        let mut hands = [0u64; 4];
         let mut in_play = CardSet::EMPTY;
-        for seat in 0..4 {
+        for (seat, hand) in hands.iter_mut().enumerate() {
             for card in self.hand_cards(seat) {
-                pos.hands[seat] |= 1 << internal(mode, card);
+                *hand |= 1 << internal(mode, card);
                 in_play.insert(card);
             }
         }
-        for &card in self.trick() {
-            pos.trick[usize::from(pos.trick_len)] = internal(mode, card);
-            pos.trick_len += 1;
+        let leader = usize::from(self.leaders[t]);
+        // Bit `team`: that team has lost no trick yet.
+        let ctx = u32::from(self.tricks_won[1] == 0) | u32::from(self.tricks_won[0] == 0) << 1;
+        let mut pos = Position::start(hands, leader, ctx, 0);
+        for (k, &card) in self.trick().iter().enumerate() {
+            pos = pos.with_card(&rules.deck, (leader + k) & 3, internal(mode, card));
             in_play.insert(card);
         }
         pos.rem = in_play

@@ -11,7 +11,9 @@
 use super::play::card_points;
 use super::scoring::score_deal;
 use super::{KlaberjassState, Phase, card_action};
-use crate::solve::{Config, Deck, Position, Rules, Solution, Solver, TrickEnd, not_solvable};
+use crate::solve::{
+    Config, Deck, Position, Rules, Solution, Solver, TrickEnd, not_solvable, sure_points,
+};
 use crate::{Card, Error, Rank, State, Suit};
 
 /// Strength order index of each rank bit in the trump suit (J 9 A 10 K Q 8 7 → 7..0).
@@ -50,7 +52,7 @@ impl KlaberjassRules {
         }
         let trumps = 0xFFu64 << (16 * trump as u64);
         KlaberjassRules {
-            deck: Deck { points, trumps },
+            deck: Deck::new(points, trumps),
             trumps,
             last_bonus: last_bonus as i32,
         }
@@ -105,7 +107,13 @@ impl Rules for KlaberjassRules {
     #[inline]
     fn bounds(&self, pos: &Position) -> (i32, i32) {
         let r = pos.rem + self.last_bonus;
-        (-r, r)
+        let (sure, _) = sure_points(&self.deck, pos, 2);
+        (2 * sure[0] - r, r - 2 * sure[1])
+    }
+
+    /// `2 p0 - (points to come)`.
+    fn parity(&self, pos: &Position) -> Option<i32> {
+        Some((pos.rem + self.last_bonus) & 1)
     }
 }
 
@@ -119,20 +127,18 @@ impl crate::solve::sealed::Solve for KlaberjassState {
             ));
         };
         let rules = KlaberjassRules::new(trump, self.game.last_trick_bonus);
-        let mut pos = Position {
-            leader: self.leaders[usize::from(self.trick_no)],
-            ..Position::default()
-        };
+        let mut hands = [0u64; 4];
         let mut in_play = crate::CardSet::EMPTY;
-        for seat in 0..2 {
+        for (seat, hand) in hands.iter_mut().enumerate().take(2) {
             for card in self.hand(seat) {
-                pos.hands[seat] |= 1 << internal(trump, card);
+                *hand |= 1 << internal(trump, card);
                 in_play.insert(card);
             }
         }
-        for card in self.trick() {
-            pos.trick[usize::from(pos.trick_len)] = internal(trump, card);
-            pos.trick_len += 1;
+        let leader = usize::from(self.leaders[usize::from(self.trick_no)]);
+        let mut pos = Position::start(hands, leader, 0, 0);
+        for (k, card) in self.trick().enumerate() {
+            pos = pos.with_card(&rules.deck, (leader + k) & 1, internal(trump, card));
             in_play.insert(card);
         }
         pos.rem = super::play::set_points(trump, in_play) as i32;
