@@ -270,18 +270,24 @@ pub(crate) fn not_solvable(game: &str, why: &str, allowed: &str) -> Error {
 }
 
 /// Values of the actions of a decision taken before or between the tricks, from the values
-/// for side 0 of the states they lead to (`value0`), for the side of the seat to move.
+/// for side 0 of the states they lead to (`value0`), for the side of the seat to move. The
+/// actions are solved in the order of `group` (actions of one group share the solver's
+/// table, e.g. leads that fix the same trump) and listed in ascending order.
 pub(crate) fn decide<S: State>(
     state: &S,
     seat: usize,
+    group: impl Fn(Action) -> u32,
     mut value0: impl FnMut(&S) -> Result<i32, Error>,
 ) -> Result<Solution, Error> {
     let sign = if seat & 1 == 0 { 1 } else { -1 };
-    let mut actions = Vec::new();
-    for a in state.legal_actions().iter() {
+    let mut order: Vec<Action> = state.legal_actions().iter().collect();
+    order.sort_by_key(|&a| (group(a), a));
+    let mut actions = Vec::with_capacity(order.len());
+    for a in order {
         let mut child = state.clone();
         child.apply(a)?;
         actions.push((a, sign * value0(&child)?));
     }
+    actions.sort_unstable();
     Ok(Solution::from_actions(seat, actions))
 }

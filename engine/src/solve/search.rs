@@ -372,12 +372,58 @@ impl<'a, R: Rules> Search<'a, R> {
         s * self.mtd(s * guess, parity, |search, a, b| search.node(pos, a, b))
     }
 
-    /// The exact value for side 0 of `pos`, a trick start, when play goes on (no stop now).
-    pub(crate) fn continue_value(&mut self, pos: &Position, guess: i32) -> i32 {
-        debug_assert_eq!(pos.trick_len, 0);
-        let s = side_sign(pos.mover(R::PLAYERS));
-        let parity = self.rules.parity(pos);
-        s * self.mtd(s * guess, parity, |search, a, b| search.lead(pos, a, b))
+    /// One null-window test: true if the value for side 0 of `pos` (a stop before the lead
+    /// included) is at least `gamma`.
+    pub(crate) fn at_least(&mut self, pos: &Position, gamma: i32) -> bool {
+        self.test(pos.mover(R::PLAYERS), gamma, |search, a, b| {
+            search.node(pos, a, b)
+        })
+    }
+
+    /// As [`Search::at_least`] for `pos`, a trick start, when play goes on (no stop now).
+    pub(crate) fn continue_at_least(&mut self, pos: &Position, gamma: i32) -> bool {
+        self.test(pos.mover(R::PLAYERS), gamma, |search, a, b| {
+            search.lead(pos, a, b)
+        })
+    }
+
+    /// As [`Search::at_least`] after the seat to move at `pos` plays `card`.
+    pub(crate) fn card_at_least(&mut self, pos: &Position, card: u8, gamma: i32) -> bool {
+        let me = pos.mover(R::PLAYERS);
+        self.test(me, gamma, |search, a, b| search.play(pos, me, card, a, b))
+    }
+
+    /// A null-window test of `search` (fail-soft, for the side of `me`) at `gamma` for side 0.
+    fn test(
+        &mut self,
+        me: usize,
+        gamma: i32,
+        mut search: impl FnMut(&mut Self, i32, i32) -> i32,
+    ) -> bool {
+        if me & 1 == 0 {
+            search(self, gamma - 1, gamma) >= gamma
+        } else {
+            // Side 0 at least `gamma` <=> the mover's side at most `-gamma`.
+            search(self, -gamma, -gamma + 1) <= -gamma
+        }
+    }
+
+    /// The legal cards of the seat to move at `pos` and, for each, its representative
+    /// among equivalent cards (see [`representatives`]), by internal card bit.
+    pub(crate) fn representatives(&self, pos: &Position) -> (u64, u64, [u8; 64]) {
+        let me = pos.mover(R::PLAYERS);
+        let legal = self.rules.legal(pos);
+        let others = others(pos, me);
+        let deck = self.rules.deck();
+        let reps = representatives(deck, legal, others);
+        let mut of = [NONE; 64];
+        let mut l = legal;
+        while l != 0 {
+            let c = l.trailing_zeros() as u8;
+            l &= l - 1;
+            of[usize::from(c)] = representative_of(deck, legal, others, c);
+        }
+        (legal, reps, of)
     }
 
     /// The exact value for side 0 after each legal card of the seat to move at `pos` is

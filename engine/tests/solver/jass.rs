@@ -1,9 +1,10 @@
 //! Jass: the solver against minimax in every mode and with every option that changes the
-//! play or its value; the first trick's Wys against minimax over the trick's decisions.
+//! play or its value. (The first trick's Wys, which no minimax reaches here, are checked by
+//! the unit tests of `games/jass/solve.rs` against the engine's own declarations.)
 
 use cardhouse::games::jass::{JassGame, JassState, MODE_BASE, Phase};
 use cardhouse::solve::Solver;
-use cardhouse::{Game, Player, Rng, SeededRng, State};
+use cardhouse::{Game, SeededRng, State};
 
 use super::{between, cases, check_against_minimax, deal_options, random_play_state};
 
@@ -57,61 +58,6 @@ fn solver_equals_minimax_with_three_tricks_left_in_every_mode() {
                 let max = between(&mut rng, 1, 12);
                 let s = state_in_mode(&game, &mut rng, mode, max);
                 check_against_minimax(&mut solver, &s);
-            }
-        }
-    }
-}
-
-/// The value for team 0 of `state` in the first trick by trying every action (Wys items and
-/// cards) until the trick is complete, and the solver from there (its card play is checked
-/// against minimax above).
-fn first_trick_minimax(solver: &mut Solver, state: &JassState) -> i32 {
-    if state.tricks_won()[0] + state.tricks_won()[1] > 0 {
-        let v = solver.value(state).expect("solvable");
-        return if state.current_player() == Player::Seat(0)
-            || state.current_player() == Player::Seat(2)
-        {
-            v
-        } else {
-            -v
-        };
-    }
-    let Player::Seat(seat) = state.current_player() else {
-        panic!("a seat to act")
-    };
-    let values = state.legal_actions().iter().map(|a| {
-        let mut child = state.clone();
-        child.apply(a).expect("legal");
-        first_trick_minimax(solver, &child)
-    });
-    if seat & 1 == 0 {
-        values.max().expect("an action")
-    } else {
-        values.min().expect("an action")
-    }
-}
-
-#[test]
-fn first_trick_wys_equal_minimax_over_the_trick() {
-    let mut solver = Solver::new();
-    for (i, config) in [&[][..], &[("wys", "auto")][..]].iter().enumerate() {
-        let game = JassGame::from_options(&deal_options(config)).expect("options");
-        let mut rng = SeededRng::new(300 + i as u64);
-        for k in 0..cases(3, 0) {
-            let mut s = state_in_mode(&game, &mut rng, k as u32 % 6, 36);
-            // Into the first trick: the last card (and its Wys) to decide.
-            while (0..4).map(|p| s.hand(p).len()).sum::<usize>() > 33 {
-                let legal: Vec<_> = s.legal_actions().iter().filter(|&a| a < 36).collect();
-                s.apply(legal[rng.below(legal.len() as u64) as usize])
-                    .expect("legal");
-            }
-            let solution = solver.solve(&s).expect("solvable");
-            let seat = solution.seat;
-            let sign = if seat & 1 == 0 { 1 } else { -1 };
-            for &(a, v) in &solution.actions {
-                let mut child = s.clone();
-                child.apply(a).expect("legal");
-                assert_eq!(v, sign * first_trick_minimax(&mut solver, &child), "{s}");
             }
         }
     }

@@ -7,6 +7,8 @@
 //! Case counts are smaller in debug builds (`cargo test` in CI) than in release.
 
 mod avinas;
+mod deals;
+mod equivalent;
 mod errors;
 mod jass;
 mod klaberjass;

@@ -19,7 +19,7 @@ use super::{JassGame, JassState, Mode, Phase, UndertrumpRule, WYS_BASE, WysSet, 
 use crate::solve::{
     Config, Deck, Position, Rules, Solution, Solver, TrickEnd, not_solvable, sure_points,
 };
-use crate::{Card, CardSet, Error, Rank, State, Suit};
+use crate::{Action, Card, CardSet, Error, Rank, State, Suit};
 
 /// Strength order index of each rank bit in the trump suit (U 9 A K O 10 8 7 6 → 8..0).
 const TRUMP_ORDER: [u8; 16] = [0, 0, 0, 0, 0, 1, 2, 7, 3, 8, 4, 5, 6, 0, 0, 0];
@@ -301,49 +301,197 @@ impl crate::solve::sealed::Solve for JassState {
             });
         }
         let (legal, values) = search.card_values(&pos, 0);
-        let mut best_cards = i32::MIN;
-        let mut l = legal;
-        while l != 0 {
-            best_cards = best_cards.max(sign * values[l.trailing_zeros() as usize]);
-            l &= l - 1;
-        }
-        // A card commits the Wys declared so far (if not yet committed).
-        let committing = if open.first() == Some(&seat) && !self.committed[seat] {
-            Some(if game.auto_wys {
-                best_set(game, mode, self.hand_cards(seat))
-            } else {
-                self.declared[seat]
-            })
-        } else {
-            None
-        };
-        let wys_after_card = wys(committing);
-        let mut list = Vec::new();
-        for a in self.legal_actions().iter() {
-            let raw = if a < WYS_BASE {
-                let card = super::action_card(a).expect("a card action");
-                past + wys_after_card + values[usize::from(internal(mode, card))]
-            } else {
-                // A Wys item: the card value is the best card's, the Wys game goes on with
-                // the item declared.
-                let mut after = self.clone();
-                after.apply_unchecked(a);
-                let w = wys_game(&after, mode, &open, None);
-                past + w + sign * best_cards
-            };
-            list.push((a, sign * mult * raw));
-        }
-        debug_assert!(list.iter().all(|&(a, _)| a >= WYS_BASE || {
+        debug_assert!(self.legal_actions().iter().all(|a| a >= WYS_BASE || {
             let c = super::action_card(a).expect("card");
             legal >> internal(mode, c) & 1 != 0 && card_action(c) == a
         }));
+        let card_value = |c: Card| values[usize::from(internal(mode, c))];
+        let list = action_values(self, mode, &open, card_value)
+            .into_iter()
+            .map(|(a, raw)| (a, sign * mult * (past + raw)))
+            .collect();
         Ok(Solution::from_actions(seat, list))
     }
 }
 
+/// The raw value for team 0 of each legal action at `state` (Stöck and what is already
+/// scored aside), from `card_value`, team 0's raw value of the card play after each legal
+/// card: a card adds the Wys game (`open`: the seats still to commit, the mover first) with
+/// the mover's declared set committed; a Wys item adds the best card's value to the Wys game
+/// with the item declared.
+fn action_values(
+    state: &JassState,
+    mode: Mode,
+    open: &[usize],
+    card_value: impl Fn(Card) -> i32,
+) -> Vec<(Action, i32)> {
+    let game = &state.game;
+    let seat = usize::from(state.to_act);
+    let sign = if seat & 1 == 0 { 1 } else { -1 };
+    let legal = state.legal_actions();
+    let cards = legal.iter().filter_map(super::action_card);
+    let best_card = cards.map(|c| sign * card_value(c)).max().unwrap_or(0);
+    let wys = |s: &JassState, first: Option<WysSet>| {
+        if open.is_empty() {
+            0
+        } else {
+            wys_game(s, mode, open, first)
+        }
+    };
+    // A card commits the Wys declared so far (the engine's set with `wys = auto`).
+    let committing = (!open.is_empty()).then(|| {
+        if game.auto_wys {
+            best_set(game, mode, state.hand_cards(seat))
+        } else {
+            state.declared[seat]
+        }
+    });
+    let wys_after_card = wys(state, committing);
+    legal
+        .iter()
+        .map(|a| match super::action_card(a) {
+            Some(card) => (a, wys_after_card + card_value(card)),
+            None => {
+                let mut after = state.clone();
+                after.apply_unchecked(a);
+                (a, wys(&after, None) + sign * best_card)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::MODE_BASE;
     use super::*;
+    use crate::{Game, Options, SeededRng};
+
+    /// The raw Wys difference (team 0 minus team 1) of the first trick by trying every
+    /// action of the engine: each seat's Wys items in every order the engine allows, then a
+    /// card (which card does not change the Wys), each seat best for its side.
+    fn wys_by_actions(state: &JassState) -> i32 {
+        if state.trick_no > 0 {
+            return state.wys_points[0] as i32 - state.wys_points[1] as i32;
+        }
+        let seat = usize::from(state.to_act);
+        let legal = state.legal_actions();
+        let card = legal.iter().find(|&a| a < WYS_BASE).expect("a card");
+        let values = legal
+            .iter()
+            .filter(|&a| a >= WYS_BASE || a == card)
+            .map(|a| {
+                let mut child = state.clone();
+                child.apply(a).expect("legal");
+                wys_by_actions(&child)
+            });
+        if seat & 1 == 0 {
+            values.max().expect("an action")
+        } else {
+            values.min().expect("an action")
+        }
+    }
+
+    /// The raw value for team 0 of each action of the seat to move in the first trick by
+    /// trying its actions (Wys items, then a card), with `card_value` standing for the card
+    /// play after its card and [`wys_by_actions`] for the other seats' Wys.
+    fn by_actions(state: &JassState, card_value: &impl Fn(Card) -> i32) -> Vec<(Action, i32)> {
+        let seat = usize::from(state.to_act);
+        state
+            .legal_actions()
+            .iter()
+            .map(|a| {
+                let mut child = state.clone();
+                child.apply(a).expect("legal");
+                let v = match super::super::action_card(a) {
+                    Some(card) => card_value(card) + wys_by_actions(&child),
+                    None => {
+                        let values = by_actions(&child, card_value).into_iter().map(|(_, v)| v);
+                        if seat & 1 == 0 {
+                            values.max().expect("an action")
+                        } else {
+                            values.min().expect("an action")
+                        }
+                    }
+                };
+                (a, v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_trick_actions_add_card_play_and_the_wys_game() {
+        let mut rng = SeededRng::new(12);
+        // Any card values will do: the Wys do not depend on the card play.
+        let card_value = |c: Card| i32::from(c.to_u8()) * 7 % 23 - 11;
+        let mut tried = 0;
+        for wys in ["manual", "auto"] {
+            let mut options = Options::new();
+            options.insert("wys".into(), wys.into());
+            let game = JassGame::from_options(&options).expect("options");
+            for deal in 0..100 {
+                let mut s = game.new_initial_state();
+                s.resolve_chance(&mut rng);
+                s.apply(MODE_BASE + (deal % 6)).expect("a mode");
+                for _ in 0..deal % 5 {
+                    let a = s.legal_actions().choose(&mut rng).expect("legal");
+                    s.apply(a).expect("legal");
+                }
+                if s.trick_no > 0 {
+                    continue;
+                }
+                let seat = usize::from(s.to_act);
+                let open: Vec<usize> = (0..4 - usize::from(s.trick_len))
+                    .map(|i| (seat + i) & 3)
+                    .collect();
+                let mode = s.mode.expect("a mode");
+                assert_eq!(
+                    action_values(&s, mode, &open, card_value),
+                    by_actions(&s, &card_value),
+                    "{s}"
+                );
+                tried += 1;
+            }
+        }
+        assert!(tried > 150, "{tried}");
+    }
+
+    #[test]
+    fn the_wys_game_equals_trying_every_declaration() {
+        let mut rng = SeededRng::new(11);
+        let (mut tried, mut scored) = (0, 0);
+        for (k, wys) in ["manual", "auto", "manual"].iter().enumerate() {
+            let mut options = Options::new();
+            options.insert("wys".into(), (*wys).into());
+            if k == 2 {
+                options.insert("long_sequence_values".into(), "escalating".into());
+                options.insert("four_banners_wys".into(), "true".into());
+            }
+            let game = JassGame::from_options(&options).expect("options");
+            for deal in 0..150 {
+                let mut s = game.new_initial_state();
+                s.resolve_chance(&mut rng);
+                s.apply(MODE_BASE + (deal % 6)).expect("a mode");
+                // Somewhere in the first trick, some Wys perhaps declared already.
+                for _ in 0..deal % 4 {
+                    let a = s.legal_actions().choose(&mut rng).expect("legal");
+                    s.apply(a).expect("legal");
+                }
+                if s.trick_no > 0 {
+                    continue;
+                }
+                let mode = s.mode.expect("a mode");
+                let seat = usize::from(s.to_act);
+                let open: Vec<usize> = (0..4 - usize::from(s.trick_len))
+                    .map(|i| (seat + i) & 3)
+                    .collect();
+                let v = wys_by_actions(&s);
+                assert_eq!(wys_game(&s, mode, &open, None), v, "{s}");
+                tried += 1;
+                scored += usize::from(v != 0);
+            }
+        }
+        assert!(tried > 300 && scored > 100, "{tried} {scored}");
+    }
 
     #[test]
     fn internal_order_follows_the_rank_orders() {
