@@ -95,10 +95,12 @@
 //! point can change the result, and every action is valued) make proofs large; from the
 //! fourth trick it takes about ten milliseconds. Figures: `examples/solve_times.rs`.
 
+mod position;
 mod search;
 mod table;
 
-pub(crate) use search::{Deck, Position, Rules, Search, TrickEnd, sure_points};
+pub(crate) use position::{Deck, Position, sure_points};
+pub(crate) use search::{Rules, Search, TrickEnd};
 
 use crate::{Action, Error, State};
 
