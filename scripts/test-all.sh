@@ -6,12 +6,20 @@ cd "$(dirname "$0")/.."
 
 echo "== Rust: format, lints, tests (engine, service, python crate) =="
 cargo fmt --all -- --check
+# The game modules are declared inside the `games!` macro, which rustfmt does not expand.
+rustfmt --edition 2024 --check engine/src/games/*/mod.rs
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc -p cardhouse --no-deps --locked
 # The engine must stay pure: no async, protobuf or Python in its dependency tree.
 if cargo tree -p cardhouse -e normal --prefix none | grep -E '^(tokio|tonic|prost|pyo3)' ; then
   echo "engine depends on a forbidden crate" >&2; exit 1
 fi
+# No two files import each other, directly or round a circle (a folder's mod.rs and its own
+# children aside): exit status 1 names the circle.
+python3 scripts/module_cycles.py engine/src python/src service/src >/dev/null || {
+  python3 scripts/module_cycles.py engine/src python/src service/src | grep -A8 CIRCLE >&2
+  echo "import circles between files: see above" >&2; exit 1
+}
 # The replica tests (service/tests/replicas/) need a PostgreSQL server (by default
 # postgres://postgres@127.0.0.1:5432/postgres, trust auth; another one with
 # CARDHOUSE_TEST_POSTGRES=<admin URL>). Without one they would skip; here they must run, so a

@@ -6,8 +6,9 @@
 //! cargo run --release -p cardhouse --example cribbage_stats -- [GAMES] [BOT] [SEED]
 //! ```
 
-use cardhouse::bots::{BotKind, arena::mix};
+use cardhouse::bots::BotKind;
 use cardhouse::games::cribbage::{LastDeal, Phase};
+use cardhouse::seeds::mix;
 use cardhouse::{AnyState, Player, SeededRng, new_game, options};
 
 fn main() -> Result<(), cardhouse::Error> {

@@ -10,8 +10,8 @@
 //! first decides the discards, the second the play.
 
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::mix;
 use cardhouse::games::cribbage::Phase;
+use cardhouse::seeds::mix;
 use cardhouse::{AnyGame, AnyState, Player, SeededRng, new_game, options};
 
 /// A bot, or a Cribbage discarder and pegger.

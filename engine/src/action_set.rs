@@ -3,7 +3,10 @@
 
 use std::fmt;
 
-use crate::{Action, Rng};
+use crate::Rng;
+
+/// An action id (player action or chance outcome).
+pub type Action = u32;
 
 /// The most action ids any game has; [`ActionSet`] holds this many.
 pub const MAX_ACTIONS: usize = 256;

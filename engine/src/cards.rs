@@ -400,6 +400,89 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
+/// How a game's texts (its views and action texts) write cards: [`Card::french`] or
+/// [`Card::swiss`]. A client draws a card from a view's text with the letters and names
+/// below, whatever the game ([`crate::Game::NOTATION`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// `10H`, `JD`, `AS`: Klaberjass, Cribbage, Avinas.
+    French,
+    /// `UR`, `10A`, `OS`: Jass.
+    Swiss,
+}
+
+impl Notation {
+    /// `french` or `swiss`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Notation::French => "french",
+            Notation::Swiss => "swiss",
+        }
+    }
+
+    /// `card` as this notation writes it.
+    #[must_use]
+    pub fn card(self, card: Card) -> String {
+        match self {
+            Notation::French => card.french(),
+            Notation::Swiss => card.swiss(),
+        }
+    }
+
+    /// The suits in the order this notation lists them (French: ♣ ♦ ♥ ♠; Swiss: acorns,
+    /// roses, shields, bells).
+    #[must_use]
+    pub const fn suits(self) -> [Suit; 4] {
+        match self {
+            Notation::French => Suit::ALL,
+            Notation::Swiss => Suit::SWISS,
+        }
+    }
+
+    /// The letter of `suit`: `C` `D` `H` `S`, or Swiss `B` `A` `R` `S`.
+    #[must_use]
+    pub const fn suit_letter(self, suit: Suit) -> char {
+        match self {
+            Notation::French => suit.letter(),
+            Notation::Swiss => suit.swiss_letter(),
+        }
+    }
+
+    /// The English name of `suit`, lower case: `hearts`, or Swiss `roses`.
+    #[must_use]
+    pub const fn suit_name(self, suit: Suit) -> &'static str {
+        match self {
+            Notation::French => suit.name(),
+            Notation::Swiss => suit.swiss_name(),
+        }
+    }
+
+    /// The text of `rank`: `2`..`10`, `J`, `Q`, `K`, `A`, or Swiss `U` and `O`.
+    #[must_use]
+    pub const fn rank_text(self, rank: Rank) -> &'static str {
+        match self {
+            Notation::French => rank.short(),
+            Notation::Swiss => rank.swiss_short(),
+        }
+    }
+
+    /// The English name of `rank`: `2`..`10`, `Jack`, `Queen`, `King`, `Ace`, or Swiss
+    /// `Under` and `Ober`.
+    #[must_use]
+    pub const fn rank_name(self, rank: Rank) -> &'static str {
+        match (self, rank) {
+            (Notation::Swiss, Rank::Jack) => "Under",
+            (Notation::Swiss, Rank::Queen) => "Ober",
+            (_, Rank::Jack) => "Jack",
+            (_, Rank::Queen) => "Queen",
+            (_, Rank::King) => "King",
+            (_, Rank::Ace) => "Ace",
+            (_, r) => r.short(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

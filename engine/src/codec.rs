@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Action, Error, Game, OptionValue, Options, State};
+use crate::{Action, Error, OptionValue, Options};
 
 /// The magic prefix of serialized states.
 pub const MAGIC: &[u8; 3] = b"CHS";
@@ -39,18 +39,6 @@ pub struct Record {
 }
 
 impl Record {
-    /// The record of a state.
-    pub fn of<S: State>(state: &S) -> Record {
-        Record {
-            format: "cardhouse-state".to_owned(),
-            version: FORMAT,
-            game: <S::Game as Game>::NAME.to_owned(),
-            rules_version: <S::Game as Game>::RULES_VERSION,
-            options: state.game().options(),
-            history: state.history(),
-        }
-    }
-
     /// Compact bytes.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -161,44 +149,6 @@ impl Record {
         }
         Ok(rec)
     }
-
-    /// Rebuilds the state for a concrete game type.
-    ///
-    /// # Errors
-    /// [`Error::Decode`] if the record is for another game or its history does not replay;
-    /// [`Error::RulesVersion`]; option errors.
-    pub fn into_state<G: Game>(self) -> Result<G::State, Error> {
-        if self.game != G::NAME {
-            return Err(Error::Decode(format!(
-                "state is for game `{}`, not `{}`",
-                self.game,
-                G::NAME
-            )));
-        }
-        if self.rules_version != G::RULES_VERSION {
-            return Err(Error::RulesVersion {
-                game: self.game,
-                found: self.rules_version,
-                expected: G::RULES_VERSION,
-            });
-        }
-        let game = G::from_options(&self.options)?;
-        replay(&game, &self.history)
-    }
-}
-
-/// Replays `history` from the initial state with checked `apply`.
-///
-/// # Errors
-/// [`Error::Decode`] naming the first entry that is not legal, with the reason.
-pub fn replay<G: Game>(game: &G, history: &[Action]) -> Result<G::State, Error> {
-    let mut state = game.new_initial_state();
-    for (i, &a) in history.iter().enumerate() {
-        state
-            .apply(a)
-            .map_err(|e| Error::Decode(format!("history entry {i} ({a}): {e}")))?;
-    }
-    Ok(state)
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {

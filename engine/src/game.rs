@@ -26,11 +26,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub use crate::action_set::{ActionIter, ActionSet, MAX_ACTIONS};
+pub use crate::action_set::{Action, ActionIter, ActionSet, MAX_ACTIONS};
+use crate::codec::Record;
 use crate::{Error, OptionSpec, Options, Rng};
-
-/// An action id (player action or chance outcome).
-pub type Action = u32;
 
 /// Who acts at a state.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -176,6 +174,13 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// Version of the implemented rules; serialized states carry it. It changes whenever a
     /// history could replay differently.
     const RULES_VERSION: u32;
+    /// The cards this game is played with.
+    const PACK: crate::Pack;
+    /// How this game's texts write cards (its views, its action texts).
+    const NOTATION: crate::Notation = crate::Notation::French;
+    /// The trained policies shipped for this game, as `(name, policy file)`: the bot
+    /// `policy:<name>` ([`crate::bots::policy`]). None by default.
+    const POLICIES: &'static [(&'static str, &'static [u8])] = &[];
 
     /// The option specs of this game, in a fixed order.
     fn option_specs() -> &'static [OptionSpec];
@@ -263,7 +268,7 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// # Errors
     /// [`Error::Decode`] (malformed, another game, other options), [`Error::RulesVersion`].
     fn state_from_bytes(&self, bytes: &[u8]) -> Result<Self::State, Error> {
-        self.state_from_record(crate::codec::Record::from_bytes(bytes)?)
+        self.state_from_record(Record::from_bytes(bytes)?)
     }
 
     /// Decodes [`State::to_json`] output of a state of this game with these options.
@@ -271,7 +276,7 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// # Errors
     /// As [`Game::state_from_bytes`].
     fn state_from_json(&self, text: &str) -> Result<Self::State, Error> {
-        self.state_from_record(crate::codec::Record::from_json(text)?)
+        self.state_from_record(Record::from_json(text)?)
     }
 
     /// Rebuilds a decoded record, checking that it is of this game with these options.
@@ -279,7 +284,7 @@ pub trait Game: Clone + fmt::Debug + Send + Sync + 'static {
     /// # Errors
     /// As [`Game::state_from_bytes`].
     #[doc(hidden)]
-    fn state_from_record(&self, record: crate::codec::Record) -> Result<Self::State, Error> {
+    fn state_from_record(&self, record: Record) -> Result<Self::State, Error> {
         let state = record.into_state::<Self>()?;
         if state.game().options() != self.options() {
             return Err(Error::Decode(format!(
@@ -534,14 +539,14 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// [`crate::state_from_bytes`].
     #[must_use]
     fn to_bytes(&self) -> Vec<u8> {
-        crate::codec::Record::of(self).to_bytes()
+        Record::of(self).to_bytes()
     }
 
     /// Versioned JSON of the same record. Decode with [`Game::state_from_json`] or
     /// [`crate::state_from_json`].
     #[must_use]
     fn to_json(&self) -> String {
-        crate::codec::Record::of(self).to_json()
+        Record::of(self).to_json()
     }
 }
 
@@ -559,4 +564,58 @@ pub(crate) fn expect_turn<S: State>(state: &S, seat: usize) -> Result<(), Error>
             "seat {seat} is not to act: the game is over"
         ))),
     }
+}
+
+/// A state's record and back (the encoding itself is [`crate::codec`]'s, which knows no
+/// game): here, beside the contract they rely on.
+impl Record {
+    /// The record of a state.
+    pub fn of<S: State>(state: &S) -> Record {
+        Record {
+            format: "cardhouse-state".to_owned(),
+            version: crate::codec::FORMAT,
+            game: <S::Game as Game>::NAME.to_owned(),
+            rules_version: <S::Game as Game>::RULES_VERSION,
+            options: state.game().options(),
+            history: state.history(),
+        }
+    }
+
+    /// Rebuilds the state for a concrete game type.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] if the record is for another game or its history does not replay;
+    /// [`Error::RulesVersion`]; option errors.
+    pub fn into_state<G: Game>(self) -> Result<G::State, Error> {
+        if self.game != G::NAME {
+            return Err(Error::Decode(format!(
+                "state is for game `{}`, not `{}`",
+                self.game,
+                G::NAME
+            )));
+        }
+        if self.rules_version != G::RULES_VERSION {
+            return Err(Error::RulesVersion {
+                game: self.game,
+                found: self.rules_version,
+                expected: G::RULES_VERSION,
+            });
+        }
+        let game = G::from_options(&self.options)?;
+        replay(&game, &self.history)
+    }
+}
+
+/// Replays `history` from the initial state with checked `apply`.
+///
+/// # Errors
+/// [`Error::Decode`] naming the first entry that is not legal, with the reason.
+pub fn replay<G: Game>(game: &G, history: &[Action]) -> Result<G::State, Error> {
+    let mut state = game.new_initial_state();
+    for (i, &a) in history.iter().enumerate() {
+        state
+            .apply(a)
+            .map_err(|e| Error::Decode(format!("history entry {i} ({a}): {e}")))?;
+    }
+    Ok(state)
 }

@@ -25,6 +25,7 @@
 //! wrap all registered games for callers that choose a game at run time.
 
 mod action_set;
+mod assign;
 pub mod bots;
 mod card_set;
 mod cards;
@@ -36,10 +37,11 @@ mod options;
 mod planes;
 mod registry;
 mod rng;
+pub mod seeds;
 pub mod solve;
 
 pub use card_set::{CardSet, Pack, select_in_word};
-pub use cards::{Card, Rank, Suit};
+pub use cards::{Card, Notation, Rank, Suit};
 pub use error::Error;
 pub use game::{
     Action, ActionIter, ActionSet, CHANCE, Game, GameType, MAX_ACTIONS, ObservationSlice, Player,

@@ -1,26 +1,122 @@
 //! The game registry and the dynamic [`AnyGame`] / [`AnyState`] enums for callers that pick a
-//! game at run time (the gRPC service, the Python module). Adding a game adds one variant
-//! and one line per `dispatch!` list; nothing else changes for the callers.
+//! game at run time (the gRPC service, the Python module). Everything here is generated from
+//! the one list of games in [`crate::games`]: adding a game changes nothing in this file.
 
 use serde::Serialize;
 
-use crate::codec::{self, Record};
-use crate::games::avinas::{AvinasGame, AvinasState};
-use crate::games::cribbage::{CribbageGame, CribbageState};
-use crate::games::jass::{JassGame, JassState};
-use crate::games::klaberjass::{KlaberjassGame, KlaberjassState};
+use crate::codec::Record;
+use crate::games::for_each_game;
 use crate::{
-    Action, ActionSet, Error, Game, GameType, ObservationSlice, OptionSpec, Options, Player, Rng,
-    SeatValues, State, Viewer,
+    Action, ActionSet, Error, Game, GameType, Notation, ObservationSlice, OptionSpec, Options,
+    Pack, Player, Rng, SeatValues, State, Viewer,
 };
 
-/// Registered game names, in registry order.
-pub const GAME_NAMES: &[&str] = &[
-    JassGame::NAME,
-    KlaberjassGame::NAME,
-    CribbageGame::NAME,
-    AvinasGame::NAME,
-];
+/// Defines the registry from the list of games (see [`crate::games`]): the enums, their
+/// conversions, the names, and every lookup by name.
+macro_rules! registry {
+    (() $($variant:ident($game:ty, $state:ty) = $doc:literal,)*) => {
+        /// Registered game names, in registry order.
+        pub const GAME_NAMES: &[&str] = &[$(<$game as Game>::NAME),*];
+
+        /// Any registered game.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum AnyGame {
+            $(#[doc = $doc] $variant($game),)*
+        }
+
+        /// A state of any registered game. Equal states have the same game, history and
+        /// position.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum AnyState {
+            $(#[doc = $doc] $variant($state),)*
+        }
+
+        $(
+            impl From<$game> for AnyGame {
+                fn from(g: $game) -> AnyGame {
+                    AnyGame::$variant(g)
+                }
+            }
+            impl From<$state> for AnyState {
+                fn from(s: $state) -> AnyState {
+                    AnyState::$variant(s)
+                }
+            }
+        )*
+
+        /// The option specs of a registered game.
+        ///
+        /// # Errors
+        /// [`Error::UnknownGame`].
+        pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
+            $(if name == <$game as Game>::NAME {
+                return Ok(<$game as Game>::option_specs());
+            })*
+            Err(unknown_game(name))
+        }
+
+        /// Creates a game by registry name with validated options.
+        ///
+        /// # Errors
+        /// [`Error::UnknownGame`], [`Error::UnknownOption`], [`Error::InvalidOption`].
+        pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
+            $(if name == <$game as Game>::NAME {
+                return Ok(AnyGame::$variant(<$game as Game>::from_options(options)?));
+            })*
+            Err(unknown_game(name))
+        }
+
+        impl AnyState {
+            fn from_record(rec: Record) -> Result<AnyState, Error> {
+                $(if rec.game == <$game as Game>::NAME {
+                    return rec.into_state::<$game>().map(AnyState::$variant);
+                })*
+                Err(unknown_game(&rec.game))
+            }
+        }
+
+        /// The trained policies compiled into the engine, by name, every game's
+        /// ([`Game::POLICIES`]).
+        pub(crate) const SHIPPED_POLICIES: &[&[(&str, &[u8])]] = &[$(<$game as Game>::POLICIES),*];
+    };
+}
+for_each_game!(registry);
+
+/// Dispatches on the game of an [`AnyGame`]: `$g` is the concrete game in `$e`.
+macro_rules! on_game {
+    ($self:expr, $g:ident => $e:expr) => {
+        $crate::games::for_each_game!(match_game $self, $g, $e)
+    };
+}
+
+/// `on_game!`'s match, from the list of games.
+macro_rules! match_game {
+    (($self:expr, $g:ident, $e:expr) $($variant:ident($game:ty, $state:ty) = $doc:literal,)*) => {
+        match $self {
+            $(AnyGame::$variant($g) => $e,)*
+        }
+    };
+}
+
+/// Dispatches on the game of an [`AnyState`]: `$s` is the concrete state in `$e`.
+macro_rules! on_state {
+    ($self:expr, $s:ident => $e:expr) => {
+        $crate::games::for_each_game!(match_state $self, $s, $e)
+    };
+}
+
+/// `on_state!`'s match, from the list of games.
+macro_rules! match_state {
+    (($self:expr, $s:ident, $e:expr) $($variant:ident($game:ty, $state:ty) = $doc:literal,)*) => {
+        match $self {
+            $(AnyState::$variant($s) => $e,)*
+        }
+    };
+}
+
+pub(crate) use {match_state, on_state};
 
 /// The names of all registered games.
 #[must_use]
@@ -28,38 +124,10 @@ pub fn list_games() -> &'static [&'static str] {
     GAME_NAMES
 }
 
-/// The option specs of a registered game.
-///
-/// # Errors
-/// [`Error::UnknownGame`].
-pub fn option_specs(name: &str) -> Result<&'static [OptionSpec], Error> {
-    match name {
-        JassGame::NAME => Ok(JassGame::option_specs()),
-        AvinasGame::NAME => Ok(AvinasGame::option_specs()),
-        KlaberjassGame::NAME => Ok(KlaberjassGame::option_specs()),
-        CribbageGame::NAME => Ok(CribbageGame::option_specs()),
-        _ => Err(unknown_game(name)),
-    }
-}
-
 fn unknown_game(name: &str) -> Error {
     Error::UnknownGame {
         name: name.to_owned(),
         available: GAME_NAMES.join(", "),
-    }
-}
-
-/// Creates a game by registry name with validated options.
-///
-/// # Errors
-/// [`Error::UnknownGame`], [`Error::UnknownOption`], [`Error::InvalidOption`].
-pub fn new_game(name: &str, options: &Options) -> Result<AnyGame, Error> {
-    match name {
-        JassGame::NAME => Ok(AnyGame::Jass(JassGame::from_options(options)?)),
-        AvinasGame::NAME => Ok(AnyGame::Avinas(AvinasGame::from_options(options)?)),
-        KlaberjassGame::NAME => Ok(AnyGame::Klaberjass(KlaberjassGame::from_options(options)?)),
-        CribbageGame::NAME => Ok(AnyGame::Cribbage(CribbageGame::from_options(options)?)),
-        _ => Err(unknown_game(name)),
     }
 }
 
@@ -79,80 +147,6 @@ pub fn state_from_json(text: &str) -> Result<AnyState, Error> {
     AnyState::from_record(Record::from_json(text)?)
 }
 
-/// Any registered game.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum AnyGame {
-    /// Swiss Jass, Schieber.
-    Jass(JassGame),
-    /// Avinas.
-    Avinas(AvinasGame),
-    /// Klaberjass (two players).
-    Klaberjass(KlaberjassGame),
-    /// Cribbage for 2, 3 or 4 players.
-    Cribbage(CribbageGame),
-}
-
-/// A state of any registered game. Equal states have the same game, history and position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AnyState {
-    /// Swiss Jass, Schieber.
-    Jass(JassState),
-    /// Avinas.
-    Avinas(AvinasState),
-    /// Klaberjass (two players).
-    Klaberjass(KlaberjassState),
-    /// Cribbage for 2, 3 or 4 players.
-    Cribbage(CribbageState),
-}
-
-macro_rules! on_game {
-    ($self:expr, $g:ident => $e:expr) => {
-        match $self {
-            AnyGame::Jass($g) => $e,
-            AnyGame::Avinas($g) => $e,
-            AnyGame::Klaberjass($g) => $e,
-            AnyGame::Cribbage($g) => $e,
-        }
-    };
-}
-
-macro_rules! on_state {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            AnyState::Jass($s) => $e,
-            AnyState::Avinas($s) => $e,
-            AnyState::Klaberjass($s) => $e,
-            AnyState::Cribbage($s) => $e,
-        }
-    };
-}
-
-macro_rules! wraps {
-    ($($variant:ident($game:ty, $state:ty)),* $(,)?) => {
-        $(
-            impl From<$game> for AnyGame {
-                fn from(g: $game) -> AnyGame {
-                    AnyGame::$variant(g)
-                }
-            }
-            impl From<$state> for AnyState {
-                fn from(s: $state) -> AnyState {
-                    AnyState::$variant(s)
-                }
-            }
-        )*
-    };
-}
-
-wraps!(
-    Jass(JassGame, JassState),
-    Klaberjass(KlaberjassGame, KlaberjassState),
-    Cribbage(CribbageGame, CribbageState),
-    Avinas(AvinasGame, AvinasState),
-);
-
 fn name_of<G: Game>(_: &G) -> &'static str {
     G::NAME
 }
@@ -163,6 +157,14 @@ fn rules_version_of<G: Game>(_: &G) -> u32 {
 
 fn option_specs_of<G: Game>(_: &G) -> &'static [OptionSpec] {
     G::option_specs()
+}
+
+fn pack_of<G: Game>(_: &G) -> Pack {
+    G::PACK
+}
+
+fn notation_of<G: Game>(_: &G) -> Notation {
+    G::NOTATION
 }
 
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
@@ -186,6 +188,18 @@ impl AnyGame {
     #[must_use]
     pub fn option_specs(&self) -> &'static [OptionSpec] {
         on_game!(self, g => option_specs_of(g))
+    }
+
+    /// See [`Game::PACK`].
+    #[must_use]
+    pub fn pack(&self) -> Pack {
+        on_game!(self, g => pack_of(g))
+    }
+
+    /// See [`Game::NOTATION`].
+    #[must_use]
+    pub fn notation(&self) -> Notation {
+        on_game!(self, g => notation_of(g))
     }
 
     /// Every option with its effective value.
@@ -271,7 +285,7 @@ impl AnyGame {
     /// # Errors
     /// [`Error::Decode`] naming the first entry that does not apply.
     pub fn replay(&self, history: &[Action]) -> Result<AnyState, Error> {
-        on_game!(self, g => codec::replay(g, history).map(AnyState::from))
+        on_game!(self, g => crate::game::replay(g, history).map(AnyState::from))
     }
 
     /// Decodes bytes of a state of *this* game with *these* options.
@@ -311,16 +325,6 @@ impl AnyGame {
 }
 
 impl AnyState {
-    fn from_record(rec: Record) -> Result<AnyState, Error> {
-        match rec.game.as_str() {
-            JassGame::NAME => rec.into_state::<JassGame>().map(AnyState::Jass),
-            AvinasGame::NAME => rec.into_state::<AvinasGame>().map(AnyState::Avinas),
-            KlaberjassGame::NAME => rec.into_state::<KlaberjassGame>().map(AnyState::Klaberjass),
-            CribbageGame::NAME => rec.into_state::<CribbageGame>().map(AnyState::Cribbage),
-            other => Err(unknown_game(other)),
-        }
-    }
-
     /// The game of this state.
     #[must_use]
     pub fn game(&self) -> AnyGame {
@@ -527,62 +531,6 @@ impl AnyState {
     #[must_use]
     pub fn public_move_number(&self) -> usize {
         on_state!(self, s => s.public_move_number())
-    }
-
-    /// The action `bot` chooses for `seat` (to act), from what `seat` knows only; see
-    /// [`crate::bots`]. `stop` ends an ISMCTS search early (a time budget; `|| false` for
-    /// none).
-    ///
-    /// # Errors
-    /// As [`crate::bots::choose`].
-    pub fn bot_action<R: Rng + ?Sized>(
-        &self,
-        bot: &crate::bots::BotKind,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Action, Error> {
-        on_state!(self, s => crate::bots::choose(bot, s, seat, rng, stop))
-    }
-
-    /// The root statistics of an ISMCTS search for `seat` (to act), from what `seat` knows
-    /// only: see [`crate::bots::ismcts::search_root`]. Draws from `rng` as the `ismcts` bot
-    /// of the same `config` does.
-    ///
-    /// # Errors
-    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
-    /// [`crate::bots::ismcts::search_root`].
-    pub fn ismcts_root<R: Rng + ?Sized>(
-        &self,
-        config: &crate::bots::IsmctsConfig,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Vec<crate::bots::RootEdge>, Error> {
-        on_state!(self, s => {
-            crate::game::expect_turn(s, seat)?;
-            crate::bots::ismcts::search_root(s, seat, config, rng, stop)
-        })
-    }
-
-    /// The estimates of the `rollout` bot for every legal action of `seat` (to act), from
-    /// what `seat` knows only: see [`crate::bots::rollout::root_values`]. Draws from `rng`
-    /// as the `rollout` bot of the same `config` does.
-    ///
-    /// # Errors
-    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
-    /// [`crate::bots::rollout::root_values`].
-    pub fn rollout_root<R: Rng + ?Sized>(
-        &self,
-        config: &crate::bots::RolloutConfig,
-        seat: usize,
-        rng: &mut R,
-        stop: &mut dyn FnMut() -> bool,
-    ) -> Result<Vec<crate::bots::rollout::ActionValue>, Error> {
-        on_state!(self, s => {
-            crate::game::expect_turn(s, seat)?;
-            crate::bots::rollout::root_values(s, seat, config, rng, stop)
-        })
     }
 
     /// See [`State::deal_outcome`].

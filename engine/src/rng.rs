@@ -39,13 +39,12 @@ impl SeededRng {
     /// A generator whose whole output is determined by `seed`.
     #[must_use]
     pub fn new(seed: u64) -> SeededRng {
+        // SplitMix64's first four outputs from state `seed`.
         let mut x = seed;
         let mut next = || {
+            let z = crate::seeds::splitmix64(x);
             x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            z
         };
         SeededRng {
             s: [next(), next(), next(), next()],

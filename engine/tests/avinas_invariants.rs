@@ -432,7 +432,7 @@ fn resample_keeps_the_seats_knowledge_bids_and_shown_voids() {
                         "the opening lead fits the bid"
                     );
                 }
-                let again = cardhouse::codec::replay(r.game(), &r.history()).expect("replays");
+                let again = cardhouse::game::replay(r.game(), &r.history()).expect("replays");
                 assert_eq!(again, r);
                 assert_eq!(r.current_player(), s.current_player());
                 checked += 1;

@@ -428,7 +428,7 @@ fn resample_keeps_the_seats_knowledge_and_the_go_inferences() {
                         );
                     }
                 }
-                let again = cardhouse::codec::replay(r.game(), &r.history()).expect("replays");
+                let again = cardhouse::game::replay(r.game(), &r.history()).expect("replays");
                 assert_eq!(again.hand(seat), r.hand(seat));
                 assert_eq!(r.current_player(), s.current_player());
                 checked += 1;

@@ -353,7 +353,7 @@ fn resample_keeps_the_seats_knowledge_and_shown_voids() {
                     );
                 }
                 // The resampled state is a real state: its history replays.
-                let again = cardhouse::codec::replay(r.game(), &r.history()).expect("replays");
+                let again = cardhouse::game::replay(r.game(), &r.history()).expect("replays");
                 assert_eq!(again.hand(seat), r.hand(seat));
                 if !s.is_chance_node() && s.phase() != Phase::Over {
                     assert_eq!(r.current_player(), s.current_player());

@@ -2,7 +2,7 @@
 # `python -m mypy.stubtest cardhouse._core` (scripts/test-all.sh); keep parameter names exact.
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -170,6 +170,14 @@ def _simulate(
         InvalidOptionError: an unknown bot name, not one bot per seat, ``stop < start``, or
             more than 100,000,000 matches.
         MemoryError: not enough memory for the results.
+    """
+def _wilson(wins: float, n: float) -> tuple[float, float]:
+    """The 95% Wilson score interval ``(low, high)`` of ``wins`` successes (a draw counts a
+    half) in ``n`` trials, clamped to ``[0, 1]`` (the engine's, as ``cardhouse simulate``
+    reports it).
+
+    Raises:
+        InvalidOptionError: ``n`` is not positive, or ``wins`` is not in ``[0, n]``.
     """
 _SeedLike = int | Rng | np.random.Generator | random.Random
 
@@ -381,6 +389,29 @@ class State:
         Raises:
             IllegalActionError: this is not a chance node (as ``apply_random_chance``); the
                 state is unchanged.
+        """
+    def play_until(
+        self,
+        players: Sequence[_Bot | Callable[[State, Any], int] | None],
+        rng: _SeedLike,
+    ) -> int:
+        """Plays chance and the other seats until a seat that decides itself is to act, or the
+        game ends: the engine's play-until-a-decision loop (the one the arena, the server and
+        ``VectorEnv`` run). Returns the number of actions applied (chance outcomes included).
+
+        Args:
+            players: one per seat: ``None`` for a seat that decides itself (the loop stops when
+                it is to act), a ``cardhouse.bots.Bot`` (it draws from its own generator), or a
+                callable ``(state, rng) -> action id`` (given a copy of the state and ``rng``;
+                a Gymnasium opponent policy).
+            rng: the chance events' randomness, as ``resolve_chance`` takes it: a
+                ``cardhouse.Rng`` runs on, a ``numpy.random.Generator`` or ``random.Random``
+                gives one seed per chance step, an int seeds one generator for this call.
+
+        Raises:
+            InvalidOptionError: not one player per seat, or a player of another kind.
+            IllegalActionError: a callable returned an illegal action (the state is left
+                after the last legal one); what a callable raises propagates.
         """
     def legal_actions(self) -> list[int]:
         """The legal actions of the seat to act (or the chance outcomes at a chance node), as an

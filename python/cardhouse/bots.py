@@ -55,7 +55,7 @@ import numpy as np
 
 from cardhouse._core import Game, InvalidOptionError, new_game
 from cardhouse._core import _Bot as Bot
-from cardhouse._core import _load_policy, _make_bot, _simulate
+from cardhouse._core import _load_policy, _make_bot, _simulate, _wilson
 
 __all__ = ["Bot", "Duplicate", "duplicate", "heuristic", "ismcts", "policy", "random"]
 
@@ -214,10 +214,5 @@ def duplicate(
 
 
 def wilson(wins: float, n: float) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``wins`` successes in ``n`` trials."""
-    z = 1.96
-    p = wins / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2.0 * n)) / denom
-    half = z * math.sqrt((p * (1.0 - p) + z * z / (4.0 * n)) / n) / denom
-    return (max(centre - half, 0.0), min(centre + half, 1.0))
+    """The 95% Wilson score interval of ``wins`` successes in ``n`` trials (the engine's)."""
+    return _wilson(wins, n)

@@ -123,14 +123,12 @@ class CardhouseEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def _advance(self) -> float:
         """Resolves chance and plays the other seats until the agent acts or the game ends;
         returns the agent's rewards collected on the way."""
-        reward = 0.0
-        while not self.game_state.is_terminal() and self.game_state.current_player != self.seat:
-            if self.game_state.is_chance_node():
-                self.game_state.resolve_chance(self.np_random)
-            else:
-                self.game_state.apply(self.opponent(self.game_state, self.np_random))
-            reward += self.game_state.rewards()[self.seat]
-        return reward
+        players: list[Policy | None] = [self.opponent] * self.game.num_players
+        players[self.seat] = None
+        if self.game_state.play_until(players, self.np_random) == 0:
+            return 0.0
+        # Rewards come at the end (State.rewards is 0 before): the last step's are the ones.
+        return float(self.game_state.rewards()[self.seat])
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

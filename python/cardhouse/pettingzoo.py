@@ -106,8 +106,8 @@ class CardhouseAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[
         return {"observation": self.game_state.observation(seat), "action_mask": mask}
 
     def _resolve_chance(self) -> None:
-        while self.game_state.is_chance_node():
-            self.game_state.resolve_chance(self._np_random)
+        # Every seat is an agent: only chance is played.
+        self.game_state.play_until([None] * self.game.num_players, self._np_random)
 
     def _select(self) -> None:
         player = self.game_state.current_player

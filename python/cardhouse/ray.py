@@ -33,7 +33,7 @@ import numpy as np
 import ray  # the Ray package (absolute import: this module is cardhouse.ray)
 
 import cardhouse
-from cardhouse._core import _simulate
+from cardhouse._core import _simulate, _wilson
 
 __all__ = ["SideResult", "Simulation", "simulate"]
 
@@ -253,13 +253,3 @@ def _aggregate(
         tasks=tasks,
         seconds=seconds,
     )
-
-
-def _wilson(wins: float, n: float) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``wins`` successes in ``n`` trials."""
-    z = 1.96
-    p = wins / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2.0 * n)) / denom
-    half = z * math.sqrt((p * (1.0 - p) + z * z / (4.0 * n)) / n) / denom
-    return (max(centre - half, 0.0), min(centre + half, 1.0))

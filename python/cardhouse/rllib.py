@@ -198,14 +198,9 @@ class CardhouseMultiAgentEnv(MultiAgentEnv):
 
     def _advance(self) -> None:
         """Resolves chance and plays the bots' seats until an agent acts or the game ends."""
-        state = self.game_state
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.resolve_chance(self.np_random)
-            elif state.current_player in self._bots:
-                state.apply(self._bots[state.current_player].act(state))
-            else:
-                return
+        players = [self._bots.get(seat) for seat in range(self.game.num_players)]
+        if self.game_state.play_until(players, self.np_random) > 0:
+            # Rewards come at the end (State.rewards is 0 before): the last step's count.
             self._collect_rewards()
 
     def reset(  # type: ignore[override]

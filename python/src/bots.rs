@@ -107,6 +107,39 @@ impl PyBot {
             Some(p) => Some(crate::convert::seat(p.0, s.game().num_players())?),
             None => None,
         };
+        self.choose(py, s, seat)
+    }
+
+    /// ``bot(state, rng=None)``: the same as ``bot.act(state)``, in the form of a
+    /// ``cardhouse.gymnasium`` opponent policy (``rng`` is ignored: the bot has its own).
+    #[pyo3(signature = (state, rng=None))]
+    fn __call__(&self, py: Python<'_>, state: &PyState, rng: Option<Py<PyAny>>) -> PyResult<u32> {
+        let _ = rng;
+        self.act(py, state, None)
+    }
+
+    fn __repr__(&self) -> String {
+        let mut out = format!("Bot({}, seed={}", self.kind, self.seed);
+        if let Some(g) = &self.game {
+            out.push_str(&format!(", game={g:?}"));
+        }
+        if let Some(b) = self.time_budget {
+            out.push_str(&format!(", time_budget={}", b.as_secs_f64()));
+        }
+        out.push(')');
+        out
+    }
+}
+
+impl PyBot {
+    /// The action this bot chooses at `s` for `seat` (default: the seat to act), drawing
+    /// from its own generator, within its time budget, without the GIL.
+    pub(crate) fn choose(
+        &self,
+        py: Python<'_>,
+        s: &cardhouse::AnyState,
+        seat: Option<usize>,
+    ) -> PyResult<u32> {
         if let Some(name) = &self.game
             && s.game().name() != name
         {
@@ -147,26 +180,6 @@ impl PyBot {
         });
         *self.rng.lock().map_err(poisoned)? = local;
         chosen.py()
-    }
-
-    /// ``bot(state, rng=None)``: the same as ``bot.act(state)``, in the form of a
-    /// ``cardhouse.gymnasium`` opponent policy (``rng`` is ignored: the bot has its own).
-    #[pyo3(signature = (state, rng=None))]
-    fn __call__(&self, py: Python<'_>, state: &PyState, rng: Option<Py<PyAny>>) -> PyResult<u32> {
-        let _ = rng;
-        self.act(py, state, None)
-    }
-
-    fn __repr__(&self) -> String {
-        let mut out = format!("Bot({}, seed={}", self.kind, self.seed);
-        if let Some(g) = &self.game {
-            out.push_str(&format!(", game={g:?}"));
-        }
-        if let Some(b) = self.time_budget {
-            out.push_str(&format!(", time_budget={}", b.as_secs_f64()));
-        }
-        out.push(')');
-        out
     }
 }
 

@@ -11,6 +11,7 @@
 //! the GIL would cost, so they keep it.
 
 mod args;
+mod autoplay;
 mod bots;
 mod classes;
 mod convert;

@@ -6,7 +6,8 @@
 //! into slices (Ray tasks) gives the same per-match results as one call, and as the command.
 
 use cardhouse::Error;
-use cardhouse::bots::arena::{self, mix, num_sides};
+use cardhouse::bots::arena::{self, num_sides};
+use cardhouse::seeds::mix;
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 
@@ -89,8 +90,27 @@ pub(crate) fn simulate<'py>(
     Ok(out)
 }
 
+/// The 95% Wilson score interval ``(low, high)`` of ``wins`` successes (a draw counts a
+/// half) in ``n`` trials, clamped to ``[0, 1]`` (the engine's, as ``cardhouse simulate``
+/// reports it).
+///
+/// Raises:
+///     InvalidOptionError: ``n`` is not positive, or ``wins`` is not in ``[0, n]``.
+#[pyfunction]
+#[pyo3(name = "_wilson")]
+pub(crate) fn wilson(wins: f64, n: f64) -> PyResult<(f64, f64)> {
+    if !(n > 0.0 && n.is_finite() && (0.0..=n).contains(&wins)) {
+        return Err(new_err(
+            Kind::InvalidOption,
+            format!("a Wilson interval needs 0 <= wins <= n and n > 0, not wins={wins}, n={n}"),
+        ));
+    }
+    Ok(arena::wilson(wins, n))
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Private names stay out of the module's `__all__` (set, not added).
     m.setattr("_simulate", wrap_pyfunction!(simulate, m)?)?;
+    m.setattr("_wilson", wrap_pyfunction!(wilson, m)?)?;
     Ok(())
 }

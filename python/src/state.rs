@@ -90,6 +90,31 @@ impl PyState {
         source.run(|r| state.resolve_chance(r)).py()
     }
 
+    /// Plays chance and the other seats until a seat that decides itself is to act, or the
+    /// game ends: the engine's play-until-a-decision loop (the one the arena, the server and
+    /// ``VectorEnv`` run). Returns the number of actions applied (chance outcomes included).
+    ///
+    /// Args:
+    ///     players: one per seat: ``None`` for a seat that decides itself (the loop stops when
+    ///         it is to act), a ``cardhouse.bots.Bot`` (it draws from its own generator), or a
+    ///         callable ``(state, rng) -> action id`` (given a copy of the state and ``rng``;
+    ///         a Gymnasium opponent policy).
+    ///     rng: the chance events' randomness, as ``resolve_chance`` takes it: a
+    ///         ``cardhouse.Rng`` runs on, a ``numpy.random.Generator`` or ``random.Random``
+    ///         gives one seed per chance step, an int seeds one generator for this call.
+    ///
+    /// Raises:
+    ///     InvalidOptionError: not one player per seat, or a player of another kind.
+    ///     IllegalActionError: a callable returned an illegal action (the state is left
+    ///         after the last legal one); what a callable raises propagates.
+    fn play_until(
+        &mut self,
+        players: Vec<Bound<'_, PyAny>>,
+        rng: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        crate::autoplay::play(self, &players, rng)
+    }
+
     /// The legal actions of the seat to act (or the chance outcomes at a chance node), as an
     /// ascending list of ids; empty when the game is over.
     fn legal_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {

@@ -17,6 +17,22 @@ def test_list_games_has_jass() -> None:
     assert all(isinstance(g, str) for g in games)
 
 
+def test_every_game_is_on_every_python_surface() -> None:
+    """A game the engine registers needs no Python code: each wrapper offers it."""
+    import cardhouse.gymnasium
+    import cardhouse.pettingzoo
+
+    for name in cardhouse.list_games():
+        game = cardhouse.new_game(name, scope="deal")
+        assert name in cardhouse.gymnasium.ENV_IDS
+        env = cardhouse.pettingzoo.env(name, scope="deal")
+        env.reset(seed=1)
+        assert len(env.agents) == game.num_players
+        vec = cardhouse.VectorEnv(name, 2, seed=0, scope="deal")
+        obs, masks, _ = vec.reset()
+        assert obs.shape == (2, *game.observation_shape) and masks.any()
+
+
 def test_constants_follow_openspiel() -> None:
     assert cardhouse.CHANCE == -1
     assert cardhouse.TERMINAL == -4

@@ -60,6 +60,39 @@ def test_custom_opponent_is_used() -> None:
     assert calls and 0 not in calls
 
 
+@pytest.mark.parametrize(("name", "options"), DEAL_CONFIGS)
+def test_the_other_seats_play_as_the_plain_loop_would(name: str, options: dict[str, Any]) -> None:
+    """The environment plays the other seats through the engine's loop (State.play_until):
+    the same seed gives the same game, and the same rewards, as the plain Python loop."""
+    from gymnasium.utils import seeding
+
+    def plain(state: cardhouse.State, opponent: Any, rng: np.random.Generator) -> float:
+        reward = 0.0
+        while not state.is_terminal() and state.current_player != 1:
+            if state.is_chance_node():
+                state.resolve_chance(rng)
+            else:
+                state.apply(opponent(state, rng))
+            reward += state.rewards()[1]
+        return reward
+
+    for make in (lambda: cardhouse.gymnasium.random_policy, lambda: cardhouse.bots.heuristic(seed=3)):
+        env = cardhouse.gymnasium.CardhouseEnv(name, seat=1, opponent=make(), **options)
+        env.reset(seed=11)
+        opponent = make()
+        rng, _ = seeding.np_random(11)
+        state = cardhouse.new_game(name, **options).new_initial_state()
+        plain(state, opponent, rng)
+        while not state.is_terminal():
+            assert env.game_state.history() == state.history()
+            a = state.legal_actions()[0]
+            _, reward, done, _, _ = env.step(a)
+            state.apply(a)
+            assert reward == state.rewards()[1] + plain(state, opponent, rng)
+            assert done == state.is_terminal()
+        assert env.game_state.history() == state.history()
+
+
 def test_illegal_action_modes() -> None:
     env = cardhouse.gymnasium.CardhouseEnv("jass", scope="deal", illegal_action="raise")
     obs, _ = env.reset(seed=0)

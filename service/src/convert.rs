@@ -1,10 +1,14 @@
-//! Conversions between engine values and protobuf messages.
+//! Conversions between engine values (and the match's own facts, [`crate::domain`]) and
+//! protobuf messages.
 
 use std::collections::{BTreeMap, HashMap};
 
-use cardhouse::{AnyGame, AnyState, OptionKind, OptionValue, Options, Player};
+use cardhouse::{
+    AnyGame, AnyState, Card, Notation, OptionKind, OptionValue, Options, Player, Rank, Suit,
+};
 use prost_types::value::Kind;
 
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::error::ApiError;
 use crate::pb;
 
@@ -21,6 +25,44 @@ pub fn options_to_pb(options: &Options) -> HashMap<String, String> {
         .iter()
         .map(|(k, v)| (k.clone(), v.to_string()))
         .collect()
+}
+
+/// A seat kind of the API as the service's own seat; `None` for `SEAT_KIND_UNSPECIFIED` and
+/// numbers the API does not define.
+#[must_use]
+pub fn seat_from_pb(kind: i32) -> Option<Seat> {
+    match pb::SeatKind::try_from(kind).ok()? {
+        pb::SeatKind::Unspecified => None,
+        pb::SeatKind::Human => Some(Seat::Human),
+        pb::SeatKind::RandomBot => Some(Seat::Bot(BotSeat::Random)),
+        pb::SeatKind::HeuristicBot => Some(Seat::Bot(BotSeat::Heuristic)),
+        pb::SeatKind::IsmctsBot => Some(Seat::Bot(BotSeat::Ismcts)),
+        pb::SeatKind::Bot => Some(Seat::Bot(BotSeat::Named)),
+    }
+}
+
+/// A seat as the API's seat kind.
+#[must_use]
+pub fn seat_to_pb(seat: Seat) -> pb::SeatKind {
+    match seat {
+        Seat::Human => pb::SeatKind::Human,
+        Seat::Bot(BotSeat::Random) => pb::SeatKind::RandomBot,
+        Seat::Bot(BotSeat::Heuristic) => pb::SeatKind::HeuristicBot,
+        Seat::Bot(BotSeat::Ismcts) => pb::SeatKind::IsmctsBot,
+        Seat::Bot(BotSeat::Named) => pb::SeatKind::Bot,
+    }
+}
+
+/// A match status as the API's.
+#[must_use]
+pub fn status_to_pb(status: MatchStatus) -> pb::MatchStatus {
+    match status {
+        MatchStatus::Active => pb::MatchStatus::Active,
+        MatchStatus::Finished => pb::MatchStatus::Finished,
+        MatchStatus::Resigned => pb::MatchStatus::Resigned,
+        MatchStatus::Aborted => pb::MatchStatus::Aborted,
+        MatchStatus::TimedOut => pb::MatchStatus::TimedOut,
+    }
 }
 
 pub fn player_to_pb(p: Player) -> pb::Player {
@@ -95,6 +137,55 @@ pub fn game_description(game: &AnyGame) -> pb::GameDescription {
         min_return: game.min_return(),
         max_return: game.max_return(),
         max_game_length: game.max_game_length().map(|n| n as u64),
+        cards: Some(card_notation(game)),
+        bots: bot_names(game),
+    }
+}
+
+/// The names of the bots that can play `game` (the engine's kinds and its shipped policies).
+fn bot_names(game: &AnyGame) -> Vec<String> {
+    let mut names: Vec<String> = ["random", "heuristic", "ismcts", "rollout"]
+        .iter()
+        .map(|&n| n.to_owned())
+        .collect();
+    for policy in cardhouse::bots::policy::shipped_names() {
+        let name = format!("policy:{policy}");
+        if name
+            .parse::<cardhouse::bots::BotKind>()
+            .is_ok_and(|b| b.check_game(game).is_ok())
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// How `game` writes its cards, and its pack.
+fn card_notation(game: &AnyGame) -> pb::CardNotation {
+    let notation = game.notation();
+    let pack = game.pack().cards();
+    pb::CardNotation {
+        style: notation.name().to_owned(),
+        suits: notation
+            .suits()
+            .iter()
+            .map(|&suit| pb::CardSuit {
+                letter: notation.suit_letter(suit).to_string(),
+                symbol: match notation {
+                    Notation::French => suit.symbol().to_string(),
+                    Notation::Swiss => String::new(),
+                },
+                name: notation.suit_name(suit).to_owned(),
+            })
+            .collect(),
+        ranks: Rank::ALL
+            .iter()
+            .filter(|&&rank| pack.contains(Card::new(rank, Suit::Clubs)))
+            .map(|&rank| pb::CardRank {
+                text: notation.rank_text(rank).to_owned(),
+                name: notation.rank_name(rank).to_owned(),
+            })
+            .collect(),
     }
 }
 
@@ -228,5 +319,26 @@ mod tests {
             assert_eq!(a.encode_to_vec(), bare.encode_to_vec());
             assert_eq!(a.probability, None);
         }
+    }
+
+    #[test]
+    fn seats_and_statuses_convert_both_ways_and_unspecified_is_no_seat() {
+        for seat in Seat::ALL {
+            assert_eq!(seat_from_pb(seat_to_pb(seat) as i32), Some(seat));
+        }
+        assert_eq!(seat_from_pb(pb::SeatKind::Unspecified as i32), None);
+        assert_eq!(seat_from_pb(99), None);
+        let statuses: Vec<pb::MatchStatus> =
+            MatchStatus::ALL.iter().map(|&s| status_to_pb(s)).collect();
+        assert_eq!(
+            statuses,
+            [
+                pb::MatchStatus::Active,
+                pb::MatchStatus::Finished,
+                pb::MatchStatus::Resigned,
+                pb::MatchStatus::Aborted,
+                pb::MatchStatus::TimedOut
+            ]
+        );
     }
 }

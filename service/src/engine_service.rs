@@ -112,14 +112,6 @@ fn summary(state: &AnyState) -> pb::StateSummary {
     }
 }
 
-/// SplitMix64 finalizer: decorrelates the per-state seeds of a batch.
-pub fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn new_game(
     game: &str,
     options: &std::collections::HashMap<String, String>,
@@ -268,7 +260,7 @@ fn batch_step(
     match req.policy {
         Some(pb::batch_step_request::Policy::Random(policy)) => {
             for (i, state) in states.iter_mut().enumerate() {
-                let mut rng = SeededRng::new(mix(policy.seed, i as u64));
+                let mut rng = SeededRng::new(cardhouse::seeds::mix(policy.seed, i as u64));
                 let (s, c) = random_playout(state, &mut rng, req.max_steps, &mut budget)?;
                 total_steps += u64::from(s);
                 total_chance += u64::from(c);

@@ -80,6 +80,7 @@ impl Matches for Limited {
         get_record: pb::GetRecordRequest => pb::GetRecordResponse;
         resign: pb::ResignRequest => pb::ResignResponse;
         abort_match: pb::AbortMatchRequest => pb::AbortMatchResponse;
+        describe_games: pb::DescribeGamesRequest => pb::DescribeGamesResponse;
     }
 
     type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;

@@ -25,24 +25,14 @@ use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
 use crate::response_limit::Limited;
 use crate::shutdown::UntilShutdown;
-pub use crate::store::open::StoreConfig;
-use crate::store::open::{OpenSettings, open};
+use crate::store::open::open;
+pub use crate::store::open::{DirConfig, PgConfig, StoreConfig};
 
 /// Server configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// Where matches are kept, each backend with its own settings.
     pub store: StoreConfig,
-    /// Connections to a PostgreSQL store ([`StoreConfig::Postgres`]).
-    pub store_pool_size: usize,
-    /// A data directory's page cache, in bytes ([`StoreConfig::Dir`]).
-    pub store_cache_bytes: usize,
-    /// A PostgreSQL store: send and listen for change notices (`LISTEN`/`NOTIFY`), so that a
-    /// Watch sees moves made through other replicas at once; off, it sees them within a
-    /// second (its poll).
-    pub store_notices: bool,
-    /// Salvage a corrupt store instead of refusing to start (see
-    /// [`crate::store::local::OpenOptions::salvage`]).
-    pub salvage: bool,
     /// Largest request or response message, in bytes.
     pub max_message_bytes: usize,
     /// Most concurrent HTTP/2 streams per connection.
@@ -71,10 +61,6 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             store: StoreConfig::Memory,
-            store_pool_size: 16,
-            store_cache_bytes: crate::store::local::DEFAULT_CACHE_BYTES,
-            store_notices: true,
-            salvage: false,
             max_message_bytes: 16 * 1024 * 1024,
             max_concurrent_streams: 1024,
             connections: ConnectionLimits::default(),
@@ -298,13 +284,7 @@ pub async fn serve_with_ready(
         .as_ref()
         .map(|t| t.load(config.connections.handshake_timeout))
         .transpose()?;
-    let settings = OpenSettings {
-        salvage: config.salvage,
-        cache_bytes: config.store_cache_bytes,
-        pool_size: config.store_pool_size,
-        notices: config.store_notices,
-    };
-    let (store, opened) = open(&config.store, settings).await?;
+    let (store, opened) = open(&config.store).await?;
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;

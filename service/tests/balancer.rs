@@ -97,6 +97,7 @@ async fn create(
             seed: Some(seed),
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap_or_else(|s| panic!("create {game}: {s:?}"))

@@ -58,6 +58,7 @@ async fn create(c: &mut Client, game: &str, seats: &[pb::SeatKind], iterations: 
             seed: Some(5),
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: iterations,
+            bots: Default::default(),
         })
         .await
         .unwrap_or_else(|s| panic!("create {game}: {s:?}"))

@@ -6,7 +6,7 @@
 
 mod common;
 
-use cardhouse_server::store::pg::PgStore;
+use cardhouse_server::store::pg::{PgConfig, PgStore};
 use cardhouse_server::store::{
     Change, MatchStore, Newer, STORED_FORMAT, SharedStore, StoreError, StoredMatch,
 };
@@ -54,7 +54,13 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let store = PgStore::open(&db.url, 4, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 4,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     const N: usize = 60;
     for i in 0..=N {
         store
@@ -181,7 +187,13 @@ async fn changes_one_at_a_time_append_snapshot_and_refuse_alike() {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 2,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     let m = stored(&id(7), &state_with(&[]));
     store
         .submit_create(&m, 0, false, 10)
@@ -251,7 +263,13 @@ async fn a_torn_tail_is_damage_of_its_match() {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 2,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     store
         .submit_create(&stored(&id(1), &state_with(&[])), 0, false, 10)
         .unwrap()
@@ -283,7 +301,13 @@ async fn a_row_of_schema_version_1_reads_as_before() {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let store = PgStore::open(&db.url, 2, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 2,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     let m = stored(&id(5), &state_with(&[1, 2, 3]));
     let header = {
         let mut h = m.clone();
@@ -334,7 +358,13 @@ async fn batch_statements_use_the_primary_key_on_a_new_table() {
     let Some(db) = TestDb::create().await else {
         return;
     };
-    let store = PgStore::open(&db.url, 1, false).await.expect("the store");
+    let store = PgStore::open(&PgConfig {
+        pool_size: 1,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    })
+    .await
+    .expect("the store");
     let client = db.client().await;
     client
         .batch_execute("SET plan_cache_mode = force_generic_plan")

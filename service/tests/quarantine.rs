@@ -70,6 +70,7 @@ async fn create(c: &mut Client, seed: u64) -> Game {
                 pb::SeatKind::RandomBot as i32,
             ],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .expect("create")

@@ -56,6 +56,7 @@ fn jass(seats_: &[pb::SeatKind], target: &str, iterations: Option<u32>) -> pb::C
         seed: Some(7),
         seats: seats(seats_),
         ismcts_iterations: iterations,
+        bots: Default::default(),
     }
 }
 

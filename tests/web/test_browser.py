@@ -22,6 +22,7 @@ import signal
 import subprocess
 import time
 
+import cardhouse
 import pytest
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -34,6 +35,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 SHOTS = pathlib.Path(os.environ.get("CARDHOUSE_SCREENSHOTS", ROOT / "target" / "web-screenshots"))
 WAIT = 20  # seconds for any one thing to appear
+# The games the engine registers (the Python module, built from the same engine): the lobby
+# must offer each of them, learnt from the server, in the registry's order.
+GAMES = list(cardhouse.list_games())
 
 
 def _binary() -> str:
@@ -122,12 +126,17 @@ def text_of(driver, selector: str) -> str:
 
 def create_in_lobby(driver, base: str, game: str, seats: list[str], seed: int, **options: str) -> None:
     driver.get(base + "/")
-    # The options come from the Engine service (ListGames): wait for the game's form.
-    wait(driver, lambda d: css(d, "select[name=game]"), "the lobby")
+    # The games, their options and seats come from the server (DescribeGames): wait for the
+    # game's form and its seats.
+    wait(driver, lambda d: css(d, "select[name=game] option"), "the lobby's games")
+    offered = [o.get_attribute("value") for o in css(driver, "select[name=game] option")]
+    assert offered == GAMES, f"the lobby offers {offered}, the server plays {GAMES}"
     Select(css(driver, "select[name=game]")[0]).select_by_value(game)
     wait(driver, lambda d: css(d, "select[name=scope]"), "the options of " + game)
     for name, value in options.items():
         Select(css(driver, f"select[name={name}]")[0]).select_by_value(value)
+    last_seat = f"select[name=seat-{len(seats) - 1}]"
+    wait(driver, lambda d: css(d, last_seat) and not css(d, "button.primary[disabled]"), "the seats of " + game)
     for i, kind in enumerate(seats):
         Select(css(driver, f"select[name=seat-{i}]")[0]).select_by_visible_text(kind)
     css(driver, "input[name=seed]")[0].send_keys(str(seed))
@@ -162,7 +171,7 @@ def play_one(driver, prefer_cards: bool = True) -> str:
 
 def test_a_whole_klaberjass_deal_against_the_bot_then_its_record(server, browser):
     d = browser
-    create_in_lobby(d, server, "klaberjass", ["human", "heuristic bot"], seed=11, scope="deal")
+    create_in_lobby(d, server, "klaberjass", ["human", "heuristic"], seed=11, scope="deal")
     assert "seat 0" in text_of(d, ".match-header .role")
     # Only the seat's own hand is face up; the bot's is backs.
     mine = len(css(d, ".seat.me .hand .card[data-card]"))
@@ -220,7 +229,7 @@ def test_a_whole_klaberjass_deal_against_the_bot_then_its_record(server, browser
 
 def test_a_spectator_sees_a_jass_match_live_with_swiss_suits(server, browser):
     d = browser
-    create_in_lobby(d, server, "jass", ["human", "heuristic bot", "heuristic bot", "heuristic bot"], seed=5, scope="deal")
+    create_in_lobby(d, server, "jass", ["human", "heuristic", "heuristic", "heuristic"], seed=5, scope="deal")
     player = d.current_window_handle
     # Swiss suits on the cards, never French ones.
     assert css(d, ".seat.me .hand svg.suit-roses, .seat.me .hand svg.suit-bells, .seat.me .hand svg.suit-acorns, .seat.me .hand svg.suit-shields")

@@ -1,60 +1,41 @@
-// Card texts as the engine's views write them, and their faces.
+// Card texts as the engine's views write them, and their faces. The notation of each game
+// (its suits and ranks, with their letters and names) comes from the server's game
+// description (`DescribeGames`): nothing here knows a game by name.
 //
 // French notation (Klaberjass, Cribbage, Avinas): rank 2-10, J, Q, K, A and suit C D H S
 // (or ♣ ♦ ♥ ♠): `10H`, `JD`, `A♠`. Swiss notation (Jass): rank 6-10, U (Under), O (Ober),
 // K, A and suit B (bells), A (acorns), R (roses), S (shields): `UR`, `10A`.
+import type { CardNotation } from "./gen/cardhouse/v1/game_pb";
 
 export type Suit = "clubs" | "diamonds" | "hearts" | "spades" | "bells" | "acorns" | "roses" | "shields";
 
 export interface CardFace {
   /** The text as the view wrote it. */
   text: string;
+  /** The rank's text (`10`, `U`). */
   rank: string;
+  /** The rank's name (`10`, `Under`). */
+  rankName: string;
+  /** The suit's name (`hearts`, `roses`). */
   suit: Suit;
 }
 
-const FRENCH_SUITS: Record<string, Suit> = {
-  C: "clubs",
-  "♣": "clubs",
-  D: "diamonds",
-  "♦": "diamonds",
-  H: "hearts",
-  "♥": "hearts",
-  S: "spades",
-  "♠": "spades",
-};
-const SWISS_SUITS: Record<string, Suit> = { B: "bells", A: "acorns", R: "roses", S: "shields" };
-const FRENCH_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
-const SWISS_RANKS = ["6", "7", "8", "9", "10", "U", "O", "K", "A"];
-
-const RANK_NAMES: Record<string, string> = {
-  J: "Jack",
-  Q: "Queen",
-  K: "King",
-  A: "Ace",
-  U: "Under",
-  O: "Ober",
-};
-
-/** Whether a game's views write cards in Swiss notation. */
-export function isSwiss(game: string): boolean {
-  return game === "jass";
-}
-
-/** Parses a card text of a view, or null if it is not one. */
-export function parseCard(text: string, swiss: boolean): CardFace | null {
+/** Parses a card text of a view in the game's notation, or null if it is not a card of its
+ * pack (or the notation is not known yet). */
+export function parseCard(text: string, notation: CardNotation | undefined): CardFace | null {
+  if (notation === undefined) return null;
   const t = text.trim();
-  const suitChar = t.slice(-1).toUpperCase();
-  const rank = t.slice(0, -1).toUpperCase();
-  const suit = (swiss ? SWISS_SUITS : FRENCH_SUITS)[suitChar];
-  const ranks = swiss ? SWISS_RANKS : FRENCH_RANKS;
-  if (suit === undefined || !ranks.includes(rank)) return null;
-  return { text: t, rank, suit };
+  const end = t.slice(-1).toUpperCase();
+  const suit = notation.suits.find((x) => x.letter === end || (x.symbol !== "" && x.symbol === end));
+  const rankText = t.slice(0, -1).toUpperCase();
+  const rank = notation.ranks.find((r) => r.text === rankText);
+  if (suit === undefined || rank === undefined) return null;
+  return { text: t, rank: rank.text, rankName: rank.name, suit: suit.name as Suit };
 }
 
 /** `Under of roses`, `10 of hearts`. */
 export function cardName(face: CardFace): string {
-  return `${RANK_NAMES[face.rank] ?? face.rank} of ${face.suit}`;
+  return `${face.rankName} of ${face.suit}`;
 }
 
 export function isRed(suit: Suit): boolean {
@@ -75,8 +56,8 @@ export function actionCard(text: string): string | null {
 }
 
 /** Two card texts name the same card (case and symbol spelling aside). */
-export function sameCard(a: string, b: string, swiss: boolean): boolean {
-  const x = parseCard(a, swiss);
-  const y = parseCard(b, swiss);
+export function sameCard(a: string, b: string, notation: CardNotation | undefined): boolean {
+  const x = parseCard(a, notation);
+  const y = parseCard(b, notation);
   return x !== null && y !== null && x.rank === y.rank && x.suit === y.suit;
 }

@@ -12,6 +12,7 @@ export const SEAT_KINDS: { kind: SeatKind; label: string }[] = [
   { kind: SeatKind.HEURISTIC_BOT, label: "heuristic bot" },
   { kind: SeatKind.RANDOM_BOT, label: "random bot" },
   { kind: SeatKind.ISMCTS_BOT, label: "IS-MCTS bot" },
+  { kind: SeatKind.BOT, label: "bot" },
 ];
 
 export function seatKindLabel(kind: SeatKind | undefined): string {

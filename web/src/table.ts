@@ -3,19 +3,25 @@
 // view says (trump, bids, scores...). It draws what the view contains and nothing more: no
 // rules are applied here; the legal moves come from the server.
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import type { LegalAction } from "./gen/cardhouse/v1/game_pb";
+import type { CardNotation, LegalAction } from "./gen/cardhouse/v1/game_pb";
 import type { SeatKind } from "./gen/cardhouse/v1/matches_pb";
-import { actionCard, cardName, isRed, isSwiss, parseCard, sameCard, suitNamed } from "./cards";
+import { actionCard, cardName, isRed, parseCard, sameCard, suitNamed } from "./cards";
 import { h } from "./dom";
 import { seatKindLabel, seatPosition, teamLabel } from "./format";
 import { suitIcon } from "./suits";
 
 export interface TableInput {
+  /** The game's name (a CSS class of the table; nothing else depends on it). */
   game: string;
   players: number;
+  /** How the game writes its cards (its description's `cards`); cards are drawn as text
+   * until it is known. */
+  cards?: CardNotation;
   /** The game's view for this viewer (a seat's, the spectator's or the full record's). */
   view: JsonObject;
   seats: SeatKind[];
+  /** The bot of each bot seat, by seat (`heuristic`, `ismcts:200`, `policy:jass`). */
+  bots?: { [seat: number]: string };
   /** The viewer's seat: drawn at the bottom. */
   me?: number;
   /** The viewer's legal actions (empty when it is not to move). */
@@ -37,10 +43,10 @@ const obj = (v: Json): JsonObject | undefined =>
 /** One card face (or its back, for `null`). */
 export function cardElement(
   text: string | null,
-  swiss: boolean,
+  notation: CardNotation | undefined,
   opts: { legal?: boolean; onClick?: () => void; small?: boolean; label?: string } = {},
 ): HTMLElement {
-  const face = text === null ? null : parseCard(text, swiss);
+  const face = text === null ? null : parseCard(text, notation);
   const classes = ["card"];
   if (opts.small) classes.push("small");
   if (face === null) {
@@ -92,153 +98,140 @@ function pair(v: Json, players: number): string {
   return a.map((x, i) => `seat ${i}: ${summary(x)}`).join(", ");
 }
 
-/** Rows of the info panel: the game's own fields, then what all games share. */
+/** Whether the view's sides are the two partnerships of four seats (its `scores` has two
+ * entries for four seats). */
+function partnerships(t: TableInput): boolean {
+  return t.players === 4 && arr(t.view.scores).length === 2;
+}
+
+/** How a value of the info panel is shown. */
+type Shown = (t: TableInput, v: JsonObject, x: Json) => Node | string;
+
+const seatOf: Shown = (_t, _v, x) => `seat ${summary(x)}`;
+const perSide: Shown = (t, _v, x) => pair(x, t.players);
+const suitOf: Shown = (_t, _v, x) => h("span", {}, suitText(str(x)));
+
+/** The rows of the info panel: each view field the panel knows, in this order, where the
+ * view has it (fields of one game or another; a view without a field shows no row). */
+const INFO: [string, string, Shown?][] = [
+  ["phase", "phase", (_t, _v, x) => summary(x).replace(/_/g, " ")],
+  ["deal_number", "deal"],
+  ["dealer", "dealer", seatOf],
+  ["mode", "mode", (_t, _v, x) => {
+    const trump = str(obj(x)?.trump);
+    return trump ? h("span", {}, "trump ", suitText(trump)) : summary(x);
+  }],
+  ["multiplier", "multiplier", (_t, _v, x) => `×${summary(x)}`],
+  ["chooser", "chosen by", (_t, v, x) => `seat ${summary(x)}${v.pushed ? " (pushed)" : ""}`],
+  ["forehand", "forehand", seatOf],
+  ["kind", "contract"],
+  ["trump", "trump", suitOf],
+  ["maker", "maker", seatOf],
+  ["declarer", "declarer", seatOf],
+  ["base", "base"],
+  ["knocked_by", "knocked by", seatOf],
+  ["doubled_by", "doubled by", seatOf],
+  ["bids", "bids", (_t, _v, x) =>
+    arr(x).map((b, i) => (obj(b) ? `seat ${summary(obj(b)?.seat)}: ${summary(obj(b)?.bid)}` : `seat ${i}: ${summary(b)}`)).join(", ")],
+  ["exchange", "exchange"],
+  ["announcement", "announcement"],
+  ["count", "count"],
+  ["crib_size", "crib", (_t, v, x) => `${summary(x)} cards${v.crib ? `: ${summary(v.crib)}` : ""}`],
+  ["sequence_points", "sequence points", perSide],
+  ["bella", "bella", perSide],
+  ["card_points", "card points", perSide],
+  ["tricks_won", "tricks won", perSide],
+  ["rams", "rams", perSide],
+  ["pips", "pips", (t, v, x) => `${perSide(t, v, x) as string} (limit ${summary(v.pip_limit)})`],
+  ["peg_points", "pegging this deal", perSide],
+  ["deal_points", "points this deal", perSide],
+  ["deal_totals", "deal totals", perSide],
+  ["scores", "scores", perSide],
+  ["held_over", "held over"],
+  ["stopped", "stopped"],
+  ["cat", "cat"],
+  ["loser", "loser", (_t, _v, x) => teamLabel(num(x) ?? 0)],
+  ["target_score", "target"],
+  ["show", "show"],
+  ["last_deal", "last deal"],
+  ["winner", "winner", (t, _v, x) => (partnerships(t) ? teamLabel(num(x) ?? 0) : `seat ${summary(x)}`)],
+  ["draw", "draw"],
+];
+
+/** Values that say nothing: absent, null, false, 0 for a flag-like count, an empty list. */
+function silent(key: string, x: Json): boolean {
+  if (x === null || x === undefined || x === false) return true;
+  if (Array.isArray(x) && x.length === 0) return true;
+  return key === "held_over" && x === 0;
+}
+
+/** Rows of the info panel: the fields the view has, each shown its way. */
 function infoRows(t: TableInput): [string, Node | string][] {
   const v = t.view;
-  const rows: [string, Node | string][] = [];
-  const add = (label: string, value: Json | Node, f?: (x: Json) => string) => {
-    if (value === null || value === undefined) return;
-    rows.push([label, value instanceof Node ? value : f ? f(value) : summary(value)]);
-  };
-  add("phase", v.phase, (x) => summary(x).replace(/_/g, " "));
-  add("deal", v.deal_number);
-  add("dealer", v.dealer, (x) => `seat ${summary(x)}`);
-  switch (t.game) {
-    case "jass": {
-      const mode = v.mode;
-      const trump = str(obj(mode)?.trump);
-      if (mode !== null && mode !== undefined) add("mode", trump ? h("span", {}, "trump ", suitText(trump)) : summary(mode));
-      add("multiplier", v.multiplier, (x) => `×${summary(x)}`);
-      add("chosen by", v.chooser, (x) => `seat ${summary(x)}${v.pushed ? " (pushed)" : ""}`);
-      add("forehand", v.forehand, (x) => `seat ${summary(x)}`);
-      add("points this deal", v.deal_points, (x) => pair(x, 4));
-      add("scores", v.scores, (x) => pair(x, 4));
-      add("target", v.target_score);
-      break;
-    }
-    case "klaberjass": {
-      if (v.trump !== null) add("trump", h("span", {}, suitText(str(v.trump))));
-      add("maker", v.maker, (x) => `seat ${summary(x)}`);
-      add("bids", v.bids, (x) => arr(x).map((b) => `seat ${summary(obj(b)?.seat)}: ${summary(obj(b)?.bid)}`).join(", "));
-      add("exchange", v.exchange);
-      add("announcement", v.announcement);
-      add("sequence points", v.sequence_points, (x) => pair(x, 2));
-      add("bella", v.bella, (x) => pair(x, 2));
-      add("card points", v.card_points, (x) => pair(x, 2));
-      add("deal totals", v.deal_totals, (x) => pair(x, 2));
-      add("scores", v.scores, (x) => pair(x, 2));
-      if (num(v.held_over)) add("held over", v.held_over);
-      add("target", v.target_score);
-      break;
-    }
-    case "cribbage": {
-      add("count", v.count);
-      add("crib", v.crib_size, (x) => `${summary(x)} cards${v.crib ? `: ${summary(v.crib)}` : ""}`);
-      add("pegging this deal", v.peg_points, (x) => pair(x, t.players));
-      add("points this deal", v.deal_points, (x) => pair(x, t.players));
-      add("scores", v.scores, (x) => pair(x, t.players));
-      add("target", v.target_score);
-      add("show", arr(v.show).length ? v.show : undefined);
-      break;
-    }
-    case "avinas": {
-      add("contract", v.kind);
-      if (v.trump !== null) add("trump", h("span", {}, suitText(str(v.trump))));
-      add("declarer", v.declarer, (x) => `seat ${summary(x)}`);
-      add("base", v.base);
-      add("knocked by", v.knocked_by, (x) => `seat ${summary(x)}`);
-      add("doubled by", v.doubled_by, (x) => `seat ${summary(x)}`);
-      add("bids", v.bids, (x) => arr(x).map((b, i) => `seat ${i}: ${summary(b)}`).join(", "));
-      add("card points", v.card_points, (x) => pair(x, 4));
-      add("tricks won", v.tricks_won, (x) => pair(x, 4));
-      add("rams", v.rams, (x) => pair(x, 4));
-      add("pips", v.pips, (x) => `${pair(x, 4)} (limit ${summary(v.pip_limit)})`);
-      if (v.stopped) add("stopped", true);
-      if (v.cat) add("cat", true);
-      add("loser", v.loser, (x) => teamLabel(num(x) ?? 0));
-      break;
-    }
-    default:
-      break;
-  }
-  add("last deal", v.last_deal);
-  const teams = t.game === "jass" || (t.game === "cribbage" && t.players === 4);
-  add("winner", v.winner, (x) => (teams ? teamLabel(num(x) ?? 0) : `seat ${summary(x)}`));
-  if (v.draw) add("draw", true);
-  return rows;
+  return INFO.filter(([key]) => !silent(key, v[key])).map(([key, label, shown]) => [
+    label,
+    shown ? shown(t, v, v[key]) : summary(v[key]),
+  ]);
 }
 
 /** Cards a seat shows beside its hand: Wys, sequences, discards, face-up exposures. */
-function seatExtras(t: TableInput, seat: number, swiss: boolean): HTMLElement[] {
+function seatExtras(t: TableInput, seat: number): HTMLElement[] {
   const v = t.view;
   const out: HTMLElement[] = [];
   const shown = (label: string, cards: JsonValue[]) => {
     if (cards.length === 0) return;
     out.push(
       h("div", { class: "shown" }, h("span", { class: "shown-label" }, label),
-        h("div", { class: "cards small-row" }, cards.map((c) => cardElement(str(c) ?? null, swiss, { small: true })))),
+        h("div", { class: "cards small-row" }, cards.map((c) => cardElement(str(c) ?? null, t.cards, { small: true })))),
     );
   };
-  switch (t.game) {
-    case "jass":
-      for (const w of arr(arr(v.wys)[seat])) shown(`wys ${summary(obj(w)?.name)}`, arr(obj(w)?.cards));
-      break;
-    case "klaberjass":
-      for (const r of arr(arr(v.sequences)[seat])) shown(`${summary(obj(r)?.name)}`, arr(obj(r)?.cards));
-      break;
-    case "cribbage":
-      shown("to the crib", arr(arr(v.discards)[seat]));
-      if (arr(v.said_go)[seat] === true) out.push(h("div", { class: "badge" }, "go"));
-      break;
-    case "avinas":
-      shown(
-        "exposed",
-        arr(v.exposures)
-          .map(obj)
-          .filter((e) => e !== undefined && num(e.seat) === seat && e.face_up === true)
-          .map((e) => e?.card ?? null),
-      );
-      break;
-    default:
-      break;
-  }
+  for (const w of arr(arr(v.wys)[seat])) shown(`wys ${summary(obj(w)?.name)}`, arr(obj(w)?.cards));
+  for (const r of arr(arr(v.sequences)[seat])) shown(`${summary(obj(r)?.name)}`, arr(obj(r)?.cards));
+  shown("to the crib", arr(arr(v.discards)[seat]));
+  if (arr(v.said_go)[seat] === true) out.push(h("div", { class: "badge" }, "go"));
+  shown(
+    "exposed",
+    arr(v.exposures)
+      .map(obj)
+      .filter((e) => e !== undefined && num(e.seat) === seat && e.face_up === true)
+      .map((e) => e?.card ?? null),
+  );
   return out;
 }
 
-/** The cards on the table: the trick, or Cribbage's pegging series, with what lies beside. */
-function centre(t: TableInput, bottom: number, swiss: boolean): HTMLElement {
+/** The cards on the table: the trick, or a pegging series, with what lies beside. */
+function centre(t: TableInput, bottom: number): HTMLElement {
   const v = t.view;
   const el = h("div", { class: "centre" });
-  const plays = t.game === "cribbage" ? arr(v.series) : arr(v.trick);
-  const pile = h("div", { class: t.game === "cribbage" ? "series" : "trick" });
+  const series = Array.isArray(v.series);
+  const plays = series ? arr(v.series) : arr(v.trick);
+  const pile = h("div", { class: series ? "series" : "trick" });
   for (const p of plays) {
     const play = obj(p);
     const seat = num(play?.seat) ?? 0;
     const text = play?.face_down === true ? null : (str(play?.card) ?? null);
-    const card = cardElement(text, swiss, { label: `seat ${seat}` });
+    const card = cardElement(text, t.cards, { label: `seat ${seat}` });
     card.classList.add(`from-${seatPosition(seat, bottom, t.players)}`);
     pile.appendChild(card);
   }
   el.appendChild(pile);
-  const beside: [string, Json][] =
-    t.game === "klaberjass"
-      ? [["turn-up", v.turn_up]]
-      : t.game === "cribbage"
-        ? [["starter", v.starter]]
-        : [];
+  const beside: [string, Json][] = [
+    ["turn-up", v.turn_up],
+    ["starter", v.starter],
+  ];
   for (const [label, card] of beside) {
     if (typeof card === "string") {
-      el.appendChild(h("div", { class: "beside" }, cardElement(card, swiss, { small: true }), h("span", {}, label)));
+      el.appendChild(h("div", { class: "beside" }, cardElement(card, t.cards, { small: true }), h("span", {}, label)));
     }
   }
-  if (t.game === "cribbage" && num(v.count) !== undefined) {
+  if (series && num(v.count) !== undefined) {
     el.appendChild(h("div", { class: "count" }, `count ${summary(v.count)}`));
   }
   return el;
 }
 
 /** The last completed trick, small, with its winner. */
-function lastTrick(t: TableInput, swiss: boolean): HTMLElement | null {
+function lastTrick(t: TableInput): HTMLElement | null {
   const tricks = arr(t.view.tricks);
   const last = obj(tricks[tricks.length - 1]);
   if (last === undefined) return null;
@@ -247,13 +240,12 @@ function lastTrick(t: TableInput, swiss: boolean): HTMLElement | null {
     { class: "last-trick" },
     h("h4", {}, `Last trick (${tricks.length}), won by seat ${summary(last.winner)}${num(last.points) !== undefined ? `, ${summary(last.points)} points` : ""}`),
     h("div", { class: "cards small-row" },
-      arr(last.cards).map((p) => cardElement(obj(p)?.face_down === true ? null : (str(obj(p)?.card) ?? null), swiss, { small: true, label: `seat ${summary(obj(p)?.seat)}` }))),
+      arr(last.cards).map((p) => cardElement(obj(p)?.face_down === true ? null : (str(obj(p)?.card) ?? null), t.cards, { small: true, label: `seat ${summary(obj(p)?.seat)}` }))),
   );
 }
 
 export function renderTable(t: TableInput): HTMLElement {
   const v = t.view;
-  const swiss = isSwiss(t.game);
   const bottom = t.me ?? 0;
   const toAct = num(v.to_act);
   const playable = new Map<string, LegalAction>();
@@ -261,7 +253,7 @@ export function renderTable(t: TableInput): HTMLElement {
   const myHand = t.me === undefined ? [] : arr(arr(v.hands)[t.me]).map((c) => str(c) ?? "");
   for (const a of t.legal) {
     const card = actionCard(a.text);
-    const held = card === null ? undefined : myHand.find((c) => sameCard(c, card, swiss));
+    const held = card === null ? undefined : myHand.find((c) => sameCard(c, card, t.cards));
     if (held !== undefined) playable.set(held, a);
     else buttons.push(a);
   }
@@ -282,9 +274,9 @@ export function renderTable(t: TableInput): HTMLElement {
       ? hand.map((c) => {
           const text = str(c) ?? "";
           const action = playable.get(text);
-          return cardElement(text, swiss, { legal: action !== undefined, onClick: action ? act(action) : undefined });
+          return cardElement(text, t.cards, { legal: action !== undefined, onClick: action ? act(action) : undefined });
         })
-      : Array.from({ length: size }, () => cardElement(null, swiss));
+      : Array.from({ length: size }, () => cardElement(null, t.cards));
     const badges = [
       seat === t.me ? h("span", { class: "badge you" }, "you") : null,
       num(v.dealer) === seat ? h("span", { class: "badge" }, "dealer") : null,
@@ -297,20 +289,20 @@ export function renderTable(t: TableInput): HTMLElement {
           class: `seat pos-${seatPosition(seat, bottom, t.players)}${toAct === seat ? " to-act" : ""}${seat === t.me ? " me" : ""}`,
           "data-seat": seat,
         },
-        h("div", { class: "seat-label" }, `Seat ${seat} · ${seatKindLabel(t.seats[seat])}`, badges),
+        h("div", { class: "seat-label" }, `Seat ${seat} · ${t.bots?.[seat] ?? seatKindLabel(t.seats[seat])}`, badges),
         h("div", { class: `cards hand${Array.isArray(hand) ? "" : " hidden-hand"}` }, cards),
-        seatExtras(t, seat, swiss),
+        seatExtras(t, seat),
         seat === t.me ? actions : null,
       ),
     );
   }
-  felt.appendChild(centre(t, bottom, swiss));
+  felt.appendChild(centre(t, bottom));
 
   const info = h(
     "aside",
     { class: "info" },
     h("dl", {}, infoRows(t).map(([k, x]) => [h("dt", {}, k), h("dd", {}, x)])),
-    lastTrick(t, swiss),
+    lastTrick(t),
   );
   return h("div", { class: `table game-${t.game} players-${t.players}` }, felt, info);
 }

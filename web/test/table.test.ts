@@ -2,18 +2,22 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { LegalActionSchema } from "../src/gen/cardhouse/v1/game_pb";
+import { fromJson } from "@bufbuild/protobuf";
+import { CardNotationSchema, LegalActionSchema } from "../src/gen/cardhouse/v1/game_pb";
 import { SeatKind } from "../src/gen/cardhouse/v1/matches_pb";
 import { renderTable } from "../src/table";
 // Seat 1's view of a Jass deal in play (from the engine: trump acorns, two cards on the table).
 import seatView from "./fixtures/jass_seat1_play.json";
+import notations from "./fixtures/card_notations.json";
+
+const cards = fromJson(CardNotationSchema, notations.jass);
 
 const seats = [SeatKind.HEURISTIC_BOT, SeatKind.HUMAN, SeatKind.HEURISTIC_BOT, SeatKind.HEURISTIC_BOT];
 const legal = (seatView.legal_actions as { id: number; text: string }[]).map((a) => create(LegalActionSchema, a));
 
 describe("the table draws the view it is given", () => {
   it("shows the seat's own hand face up and every other hand as backs", () => {
-    const el = renderTable({ game: "jass", players: 4, view: seatView as JsonObject, seats, me: 1, legal });
+    const el = renderTable({ game: "jass", cards, players: 4, view: seatView as JsonObject, seats, me: 1, legal });
     const mine = el.querySelectorAll(".seat.me .hand .card[data-card]");
     expect([...mine].map((c) => c.getAttribute("data-card"))).toEqual(["6B", "10B", "UA", "7R", "AR", "7S"]);
     for (const seat of [0, 2, 3]) {
@@ -31,6 +35,7 @@ describe("the table draws the view it is given", () => {
     const chosen: number[] = [];
     const el = renderTable({
       game: "jass",
+      cards,
       players: 4,
       view: seatView as JsonObject,
       seats,
@@ -47,7 +52,7 @@ describe("the table draws the view it is given", () => {
   });
 
   it("offers nothing to click to a read-only viewer", () => {
-    const el = renderTable({ game: "jass", players: 4, view: seatView as JsonObject, seats, me: 1, legal: [] });
+    const el = renderTable({ game: "jass", cards, players: 4, view: seatView as JsonObject, seats, me: 1, legal: [] });
     expect(el.querySelectorAll(".card.legal, .action").length).toBe(0);
   });
 });

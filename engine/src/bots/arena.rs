@@ -6,7 +6,8 @@
 //! generator, each seat's bot from its own, both derived from the seed.
 
 use crate::bots::BotKind;
-use crate::{AnyGame, AnyState, Error, Player, SeededRng};
+use crate::bots::autoplay::{Streams, Until, play_until};
+use crate::{AnyGame, AnyState, Error, SeededRng, seeds};
 
 /// The sides of a game with `players` seats: partnerships (seats `s` and `s + 2`) with four
 /// players, every seat for itself otherwise.
@@ -19,15 +20,6 @@ pub fn num_sides(players: usize) -> usize {
 #[must_use]
 pub fn side_of(seat: usize, players: usize) -> usize {
     seat % num_sides(players)
-}
-
-/// SplitMix64 of two words: independent streams from one seed.
-#[must_use]
-pub fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Plays one match of `game` with `bots[s]` on seat `s`, from `seed`; returns the final
@@ -48,32 +40,26 @@ pub fn play_match(
             allowed: format!("one bot per seat: {} has {n} seats", game.name()),
         });
     }
-    let mut chance = SeededRng::new(mix(seed, 0x00C4_A7CE));
+    let mut chance = SeededRng::new(seeds::arena_chance(seed));
     let mut rngs: Vec<SeededRng> = (0..n)
-        .map(|s| SeededRng::new(mix(seed, 1 + s as u64)))
+        .map(|s| SeededRng::new(seeds::arena_seat(seed, s)))
         .collect();
+    let seated: Vec<Option<BotKind>> = bots.iter().cloned().map(Some).collect();
+    let mut auto = Streams {
+        bots: &seated,
+        chance: &mut chance,
+        seats: &mut rngs,
+    };
     let mut state = game.new_initial_state();
-    while !state.is_terminal() {
-        match state.current_player() {
-            Player::Chance => state.resolve_chance(&mut chance)?,
-            Player::Seat(s) => {
-                let a = choose_any(&state, &bots[s], s, &mut rngs[s], stop)?;
-                state.apply(a)?;
-            }
-            Player::Terminal => break,
-        }
-    }
+    play_until(
+        &mut state,
+        &mut auto,
+        &mut Until {
+            stop: Some(stop),
+            ..Until::default()
+        },
+    )?;
     Ok(state)
-}
-
-fn choose_any(
-    state: &AnyState,
-    bot: &BotKind,
-    seat: usize,
-    rng: &mut SeededRng,
-    stop: &mut dyn FnMut() -> bool,
-) -> Result<crate::Action, Error> {
-    state.bot_action(bot, seat, rng, stop)
 }
 
 /// One duplicate set: the match of `seed` played once per side, the lineup `bots` turned by
@@ -139,4 +125,36 @@ pub fn side_returns(returns: &[f64], players: usize) -> Vec<f64> {
             sum / count.max(1) as f64
         })
         .collect()
+}
+
+/// The 95% Wilson score interval of `wins` successes (a draw counts a half) in `n > 0`
+/// trials, clamped to `[0, 1]`: how the arena's win rates are reported everywhere
+/// (`cardhouse simulate`, `cardhouse.bots.duplicate`, `cardhouse.ray.simulate`).
+#[must_use]
+pub fn wilson(wins: f64, n: f64) -> (f64, f64) {
+    let z = 1.96f64;
+    let p = wins / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    #[test]
+    fn wilson_intervals_are_the_textbook_ones() {
+        // 60 of 100: Wilson's interval is about 0.502 to 0.691.
+        let (lo, hi) = wilson(60.0, 100.0);
+        assert!(
+            (lo - 0.502_0).abs() < 1e-3 && (hi - 0.690_7).abs() < 1e-3,
+            "{lo} {hi}"
+        );
+        assert_eq!(wilson(0.0, 10.0).0, 0.0);
+        assert_eq!(wilson(10.0, 10.0).1, 1.0);
+        let (lo, hi) = wilson(5.0, 10.0);
+        assert!((lo + hi - 1.0).abs() < 1e-12, "symmetric about one half");
+    }
 }

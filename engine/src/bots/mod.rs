@@ -34,7 +34,9 @@
 //! # Ok::<(), cardhouse::Error>(())
 //! ```
 
+mod any_state;
 pub mod arena;
+pub mod autoplay;
 pub mod ismcts;
 pub mod policy;
 pub mod random;

@@ -43,20 +43,17 @@ const MAX_LAYERS: usize = 8;
 /// Largest width of a layer (inputs or outputs).
 const MAX_WIDTH: usize = 1 << 16;
 
-/// The policies compiled into the engine, by name (`policy:<name>`): each trained by
-/// `python -m cardhouse.train` against the heuristic for one-deal games (`scope = deal`); how
-/// and how well is in the file's info and the README's training table.
-const SHIPPED: &[(&str, &[u8])] = &[
-    ("jass", include_bytes!("policies/jass.chp")),
-    ("cribbage", include_bytes!("policies/cribbage.chp")),
-    ("klaberjass", include_bytes!("policies/klaberjass.chp")),
-    ("avinas", include_bytes!("policies/avinas.chp")),
-];
+/// The policies compiled into the engine (every game's [`crate::Game::POLICIES`]).
+fn shipped_all() -> impl Iterator<Item = (&'static str, &'static [u8])> {
+    crate::registry::SHIPPED_POLICIES
+        .iter()
+        .flat_map(|game| game.iter().copied())
+}
 
 /// The names of the policies compiled into the engine.
 #[must_use]
 pub fn shipped_names() -> Vec<&'static str> {
-    SHIPPED.iter().map(|(n, _)| *n).collect()
+    shipped_all().map(|(n, _)| n).collect()
 }
 
 /// The shipped policy `name`, parsed.
@@ -64,10 +61,9 @@ pub fn shipped_names() -> Vec<&'static str> {
 /// # Errors
 /// [`Error::InvalidBot`] if no shipped policy has that name.
 pub fn shipped(name: &str) -> Result<Arc<Policy>, Error> {
-    let bytes = SHIPPED
-        .iter()
+    let bytes = shipped_all()
         .find(|(n, _)| *n == name)
-        .map(|(_, b)| *b)
+        .map(|(_, b)| b)
         .ok_or_else(|| Error::InvalidBot {
             value: format!("policy:{}", name.chars().take(40).collect::<String>()),
             allowed: format!(

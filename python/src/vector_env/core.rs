@@ -1,29 +1,9 @@
 //! The Rust side of `VectorEnv`: the envs, their generators, the bots on their seats, and the
 //! stepping (no Python here; the caller releases the GIL around every call).
 
+use cardhouse::bots::autoplay::{Stopped, Streams, Until, play_until};
 use cardhouse::bots::{BotKind, IsmctsConfig, RolloutConfig};
-use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng};
-
-/// SplitMix64 finalizer.
-const fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The seed of environment `index` of a vector seeded with `seed`.
-pub(crate) const fn env_seed(seed: u64, index: u64) -> u64 {
-    mix(mix(seed).wrapping_add(index))
-}
-
-/// Salt of the bots' generators (kept apart from the chance streams).
-const BOT_SALT: u64 = 0xB075_0B07_5B07_50B0;
-
-/// The seed of the generator of the bot on `seat` of env `index`.
-pub(crate) const fn bot_seed(seed: u64, index: u64, seat: u64) -> u64 {
-    mix(mix(env_seed(seed, index) ^ BOT_SALT).wrapping_add(seat))
-}
+use cardhouse::{Action, ActionSet, AnyGame, AnyState, Player, SeededRng, seeds};
 
 /// One env: its state, its generators and the cached legal set of the state.
 #[derive(Clone, Debug)]
@@ -154,9 +134,9 @@ impl Core {
 
     pub(crate) fn reseed(&mut self, seed: u64) {
         for (i, env) in self.envs.iter_mut().enumerate() {
-            env.rng = SeededRng::new(env_seed(seed, i as u64));
+            env.rng = SeededRng::new(seeds::env_seed(seed, i as u64));
             for (s, r) in env.bot_rngs.iter_mut().enumerate() {
-                *r = SeededRng::new(bot_seed(seed, i as u64, s as u64));
+                *r = SeededRng::new(seeds::env_bot_seed(seed, i as u64, s as u64));
             }
         }
     }
@@ -377,21 +357,19 @@ fn rollout_env(env: &Env, bot: &BotKind, row: &mut [f32]) -> Result<(), cardhous
     let Player::Seat(seat) = env.state.current_player() else {
         return Ok(());
     };
+    let players = env.bot_rngs.len() - 2;
+    let everyone = vec![Some(bot.clone()); players];
     for a in env.legal.iter() {
         let mut state = env.state.clone();
         let mut chance = env.rng.clone();
         let mut rngs = env.bot_rngs.clone();
         state.apply(a)?;
-        loop {
-            match state.current_player() {
-                Player::Chance => state.resolve_chance(&mut chance)?,
-                Player::Seat(s) => {
-                    let b = state.bot_action(bot, s, &mut rngs[s], &mut || false)?;
-                    state.apply(b)?;
-                }
-                Player::Terminal => break,
-            }
-        }
+        let mut auto = Streams {
+            bots: &everyone,
+            chance: &mut chance,
+            seats: &mut rngs[..players],
+        };
+        play_until(&mut state, &mut auto, &mut Until::default())?;
         if let Some(slot) = row.get_mut(a as usize) {
             *slot = state.returns()[seat] as f32;
         }
@@ -410,21 +388,18 @@ fn advance(
     // A game without any learner decision could loop for ever if every seat were a bot;
     // the constructor refuses that, so some seat always learns.
     loop {
-        match env.state.current_player() {
-            Player::Chance => env.state.resolve_chance(&mut env.rng)?,
-            Player::Terminal => {
+        let mut auto = Streams {
+            bots: sh.bots,
+            chance: &mut env.rng,
+            seats: &mut env.bot_rngs[..sh.dims.players],
+        };
+        match play_until(&mut env.state, &mut auto, &mut Until::default())?.stopped {
+            Stopped::Terminal => {
                 finish(sh.dims, env, i, out);
                 reset_env(sh.game, env);
             }
-            Player::Seat(s) => match &sh.bots[s] {
-                None => return Ok(()),
-                Some(bot) => {
-                    let a = env
-                        .state
-                        .bot_action(bot, s, &mut env.bot_rngs[s], &mut || false)?;
-                    env.state.apply(a)?;
-                }
-            },
+            // A learner seat is to act (no budget was set: nothing else stops the loop).
+            _ => return Ok(()),
         }
     }
 }

@@ -7,13 +7,14 @@ use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use self::core::{Core, EnvError, Out, bot_seed, env_seed};
+use self::core::{Core, EnvError, Out};
 use crate::args::{I64, MAX_ENVS, MAX_THREADS, U64, action_ids, within, zeros1, zeros2, zeros3};
 use crate::bots::bot_kind;
 use crate::classes::{PyGame, PyState};
 use crate::convert::options_from_dict;
 use crate::errors::{Kind, ResultExt, new_err, to_py_with};
 use crate::rng::seed_u64;
+use cardhouse::seeds::{env_bot_seed as bot_seed, env_seed};
 
 /// Many games of one kind stepped together, entirely in Rust with the GIL released.
 ///

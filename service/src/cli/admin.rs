@@ -2,6 +2,9 @@
 //! `cardhouse.v1.Admin` service (list matches with their bot work, abort one, export a
 //! record as JSON).
 
+use std::process::ExitCode;
+
+use clap::Subcommand;
 use serde_json::{Value, json};
 use tonic::metadata::MetadataValue;
 use tonic::transport::Channel;
@@ -9,6 +12,65 @@ use tonic::transport::Channel;
 use crate::convert::struct_to_json;
 use crate::pb;
 use crate::pb::admin_client::AdminClient;
+
+/// The flags and subcommands of `cardhouse admin`.
+#[derive(Debug, clap::Args)]
+pub struct AdminArgs {
+    /// The server (`http://host:port`).
+    #[arg(
+        long,
+        env = "CARDHOUSE_SERVER",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    server: String,
+    /// The server's operator credential.
+    #[arg(long, env = "CARDHOUSE_OPERATOR_TOKEN", hide_env_values = true)]
+    token: String,
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+/// What `cardhouse admin` asks the server.
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// The live matches (with --ended, the ended ones kept too) and the bot workers.
+    List {
+        /// Ended matches too.
+        #[arg(long)]
+        ended: bool,
+        /// One JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Abort a match (its bots stop thinking).
+    Abort {
+        /// The match id.
+        match_id: String,
+    },
+    /// Print a match's whole record (every card) as JSON.
+    Export {
+        /// The match id.
+        match_id: String,
+    },
+}
+
+/// Runs `cardhouse admin`: prints what the server answers; exits 2 with the reason if it
+/// cannot be reached or refuses.
+#[must_use]
+pub fn command(args: AdminArgs) -> ExitCode {
+    let request = match args.command {
+        AdminCommand::List { ended, json } => Request::List { ended, json },
+        AdminCommand::Abort { match_id } => Request::Abort { id: match_id },
+        AdminCommand::Export { match_id } => Request::Export { id: match_id },
+    };
+    match run(&args.server, &args.token, request) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => super::fail(&e),
+    }
+}
 
 /// What to ask the server.
 #[derive(Debug)]
@@ -131,6 +193,7 @@ fn seat_name(kind: i32) -> &'static str {
         Ok(pb::SeatKind::RandomBot) => "random",
         Ok(pb::SeatKind::HeuristicBot) => "heuristic",
         Ok(pb::SeatKind::IsmctsBot) => "ismcts",
+        Ok(pb::SeatKind::Bot) => "bot",
         _ => "?",
     }
 }

@@ -1,8 +1,17 @@
-//! The `cardhouse simulate`, `cardhouse play` and `cardhouse admin` commands (the `serve`
-//! command is the server itself, in `main.rs`).
+//! The `cardhouse` commands: each subcommand's arguments beside its body (`main.rs` only
+//! dispatches), and the helpers they share (options, bots, output, failure).
+//!
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `serve.rs` | `cardhouse serve`: its flags, the server's `Config` made from them, signals | — |
+//! | `simulate.rs` | `cardhouse simulate`: bots against bots on every core, win rates | `mod.rs` |
+//! | `play.rs` | `cardhouse play`: one seat in the terminal against bots | `mod.rs` |
+//! | `admin.rs` | `cardhouse admin`: the operator's commands against a running server | `mod.rs` |
+//! | `mod.rs` | what the commands share: options, bots, output, failure | — |
 
 pub mod admin;
 pub mod play;
+pub mod serve;
 pub mod simulate;
 
 use std::io::Write;
@@ -36,6 +45,13 @@ pub fn output_failed(e: &std::io::Error) -> ExitCode {
         "cardhouse: cannot write to standard output: {e}"
     );
     ExitCode::from(1)
+}
+
+/// Reports a command's failure on standard error (`cardhouse: <message>`); exit status 2.
+#[must_use]
+pub fn fail(message: &str) -> ExitCode {
+    eprintln!("cardhouse: {message}");
+    ExitCode::from(2)
 }
 
 /// Parses `KEY=VALUE` pairs (each may also hold several, comma-separated).

@@ -7,11 +7,74 @@
 //! be piped (tests do).
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
 
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::mix;
+use cardhouse::bots::autoplay::{Streams, Until, play_until};
+use cardhouse::seeds;
 use cardhouse::{AnyGame, AnyState, Error, Player, SeededRng, Viewer};
 use serde_json::Value;
+
+/// The arguments of `cardhouse play`.
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
+    /// The game (`jass`, ...).
+    game: String,
+    /// Game options as KEY=VALUE (several, or comma-separated).
+    #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Your seat.
+    #[arg(long, default_value_t = 0)]
+    seat: usize,
+    /// The bots of the other seats, comma-separated (your seat's entry is ignored), as for
+    /// `simulate --bots` (`policy:GAME` plays the trained policy shipped for the game).
+    #[arg(long, default_value = "heuristic")]
+    bots: String,
+    /// Seed of the deals and the bots (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+/// Runs `cardhouse play` on standard input and output; exits 2 with the reason for bad
+/// arguments or a failed session.
+#[must_use]
+pub fn command(args: &PlayArgs) -> ExitCode {
+    let game = match super::game(&args.game, &args.options) {
+        Ok(g) => g,
+        Err(e) => return super::fail(&e),
+    };
+    let n = game.num_players();
+    if args.seat >= n {
+        return super::fail(&format!(
+            "--seat {}: {} has seats 0 to {}",
+            args.seat,
+            game.name(),
+            n - 1
+        ));
+    }
+    let bots = match super::bots(&args.bots, &game) {
+        Ok(b) => b,
+        Err(e) => return super::fail(&e),
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let session = Session {
+        game,
+        seat: args.seat,
+        bots,
+        seed,
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    match run(&session, &mut input, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => super::fail(&e),
+    }
+}
 
 /// A session's setup.
 #[derive(Clone, Debug)]
@@ -94,9 +157,9 @@ fn play(
     };
     let game = &session.game;
     let me = session.seat;
-    let mut chance = SeededRng::new(mix(session.seed, 0x00C4_A7CE));
+    let mut chance = SeededRng::new(seeds::arena_chance(session.seed));
     let mut bot_rngs: Vec<SeededRng> = (0..game.num_players())
-        .map(|s| SeededRng::new(mix(session.seed, 1 + s as u64)))
+        .map(|s| SeededRng::new(seeds::arena_seat(session.seed, s)))
         .collect();
     writeln!(
         out,
@@ -111,36 +174,45 @@ fn play(
     )?;
     let mut last_scores: Option<Value> = None;
     let mut before = view_json(state, me)?;
+    // The bots of the other seats; the person's seat decides (the engine's loop stops there).
+    let seated: Vec<Option<BotKind>> = (0..game.num_players())
+        .map(|s| (s != me).then(|| session.bots[s].clone()))
+        .collect();
     while !state.is_terminal() {
         // The move made now, as the person's seat is told of it (`None` for chance).
         let mut told: Option<(usize, String)> = None;
-        match state.current_player() {
-            Player::Chance => {
-                state
-                    .resolve_chance(&mut chance)
-                    .map_err(|e| e.to_string())?;
+        if state.current_player() == Player::Seat(me) {
+            draw_table(state, me, &style, out)?;
+            let Some(action) = ask(state, input, out, &style)? else {
+                writeln!(out, "Bye.")?;
+                return Ok(());
+            };
+            told = Some((me, state.action_to_string(action)));
+            state.apply(action).map_err(|e| e.to_string())?;
+        } else {
+            // One move of chance or of a bot, by the engine's play-until-a-decision loop.
+            let mut auto = Streams {
+                bots: &seated,
+                chance: &mut chance,
+                seats: &mut bot_rngs,
+            };
+            let mut observe = |at: &AnyState, actor: Player, a| {
+                if let Player::Seat(s) = actor {
+                    let text = at
+                        .action_to_string_for(Viewer::Seat(me), a)
+                        .unwrap_or_else(|| "(a move you are not shown)".into());
+                    told = Some((s, text));
+                }
+            };
+            let mut until = Until {
+                max_actions: 1,
+                observe: Some(&mut observe),
+                ..Until::default()
+            };
+            play_until(state, &mut auto, &mut until).map_err(|e: Error| e.to_string())?;
+            if let Some((s, text)) = &told {
+                writeln!(out, "  seat {s} ({}): {text}", session.bots[*s])?;
             }
-            Player::Seat(s) if s == me => {
-                draw_table(state, me, &style, out)?;
-                let Some(action) = ask(state, input, out, &style)? else {
-                    writeln!(out, "Bye.")?;
-                    return Ok(());
-                };
-                told = Some((me, state.action_to_string(action)));
-                state.apply(action).map_err(|e| e.to_string())?;
-            }
-            Player::Seat(s) => {
-                let a = state
-                    .bot_action(&session.bots[s], s, &mut bot_rngs[s], &mut || false)
-                    .map_err(|e: Error| e.to_string())?;
-                let text = state
-                    .action_to_string_for(Viewer::Seat(me), a)
-                    .unwrap_or_else(|| "(a move you are not shown)".into());
-                writeln!(out, "  seat {s} ({}): {text}", session.bots[s])?;
-                told = Some((s, text));
-                state.apply(a).map_err(|e| e.to_string())?;
-            }
-            Player::Terminal => break,
         }
         let view = view_json(state, me)?;
         if deal_ended(&before, &view, state.is_terminal()) {

@@ -3,14 +3,83 @@
 //! so the output does not depend on the number of threads.
 
 use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 use cardhouse::bots::BotKind;
-use cardhouse::bots::arena::{self, mix, num_sides, side_of};
+use cardhouse::bots::arena::{self, num_sides, side_of, wilson};
+use cardhouse::seeds::mix;
 use cardhouse::{AnyGame, Error};
 use serde_json::json;
+
+/// The arguments of `cardhouse simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// The game (`jass`, ...).
+    game: String,
+    /// Game options as KEY=VALUE (several, or comma-separated).
+    #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Bots per seat, comma-separated (`random`, `heuristic`, `ismcts`, `ismcts:N`,
+    /// `policy:GAME` for the policy shipped for that game, `policy:FILE.chp` for a trained
+    /// one); a shorter list repeats round the table.
+    #[arg(long, default_value = "heuristic,random")]
+    bots: String,
+    /// Matches to play (duplicate sets with --duplicate).
+    #[arg(long, default_value_t = 1000)]
+    matches: usize,
+    /// Seed: the same seed gives the same results, whatever the thread count.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Play every deal again with the bots moved one seat round (sides swapped), so that
+    /// card luck cancels.
+    #[arg(long)]
+    duplicate: bool,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `cardhouse simulate`: the table (or JSON) on standard output, the progress on
+/// standard error; exits 2 with the reason for bad arguments or a failed match.
+#[must_use]
+pub fn command(args: &SimulateArgs) -> ExitCode {
+    let game = match super::game(&args.game, &args.options) {
+        Ok(g) => g,
+        Err(e) => return super::fail(&e),
+    };
+    let bots = match super::bots(&args.bots, &game) {
+        Ok(b) => b,
+        Err(e) => return super::fail(&e),
+    };
+    if args.matches == 0 {
+        return super::fail("--matches must be at least 1");
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return super::fail("--threads must be at least 1");
+    }
+    let setup = Simulation {
+        game,
+        bots,
+        matches: args.matches,
+        seed: args.seed,
+        duplicate: args.duplicate,
+        threads,
+    };
+    match run(&setup, &progress_printer()) {
+        Ok(report) if args.json => super::write_stdout(&format!("{}\n", json(&setup, &report))),
+        Ok(report) => super::write_stdout(&text(&setup, &report)),
+        Err(e) => super::fail(&e),
+    }
+}
 
 /// What to simulate.
 #[derive(Clone, Debug)]
@@ -251,16 +320,6 @@ fn open_gate(gate: &(Mutex<bool>, Condvar)) {
         *open = true;
     }
     gate.1.notify_all();
-}
-
-/// The 95% Wilson score interval of `wins` successes in `n` trials.
-fn wilson(wins: f64, n: f64) -> (f64, f64) {
-    let z = 1.96f64;
-    let p = wins / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// A progress line on stderr when it is a terminal: matches done, matches per second, time

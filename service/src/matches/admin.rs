@@ -9,6 +9,8 @@ use std::sync::atomic::Ordering;
 use tonic::{Request, Response, Status};
 
 use crate::auth::{bearer, matches_hash};
+use crate::convert::{seat_to_pb, status_to_pb};
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::cache::Ended;
 use crate::matches::hub::Hub;
@@ -61,8 +63,8 @@ fn summary(m: &Match) -> pb::MatchSummary {
     pb::MatchSummary {
         match_id: m.meta.id.clone(),
         game: m.meta.game.name.clone(),
-        status: m.live.status as i32,
-        seats: m.meta.seats.iter().map(|&k| k as i32).collect(),
+        status: status_to_pb(m.live.status) as i32,
+        seats: m.meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
         actions: m.live.state.move_number() as u64,
         bot_actions: m.bot_actions,
         bot_think_ms: m.bot_micros / 1000,
@@ -95,8 +97,13 @@ async fn list(
             let summary = pb::MatchSummary {
                 match_id: r.id.clone(),
                 game: r.game,
-                status: r.status,
-                seats: r.seats,
+                // A stored code no status or seat has (a damaged row) is UNSPECIFIED.
+                status: r.status.map_or(pb::MatchStatus::Unspecified, status_to_pb) as i32,
+                seats: r
+                    .seats
+                    .into_iter()
+                    .map(|s| s.map_or(pb::SeatKind::Unspecified, seat_to_pb) as i32)
+                    .collect(),
                 actions: r.actions,
                 bots_playing: r.driving,
                 ended_at_ms: r.ended_at_ms,
@@ -124,7 +131,7 @@ async fn list(
                 Some(e) => pb::MatchSummary {
                     match_id: id.clone(),
                     game: e.game.to_owned(),
-                    status: e.status as i32,
+                    status: status_to_pb(e.status) as i32,
                     actions: e.actions,
                     bot_actions: e.bot_actions,
                     bot_think_ms: e.bot_micros / 1000,
@@ -171,7 +178,7 @@ async fn abort(hub: &Hub, id: &str) -> Result<pb::MatchView, ApiError> {
     let m = hub.cache.get(id).await?;
     let mut m = m.lock().await;
     hub.cache.fresh(&mut m).await?;
-    end_match(hub, &mut m, pb::MatchStatus::Aborted, None).await?;
+    end_match(hub, &mut m, MatchStatus::Aborted, None).await?;
     tracing::info!(match_id = %id, "the operator aborted a match");
     let view = guard(|| match_view(&m.meta, &m.live, Role::Spectator));
     hub.cache.settle(&m);

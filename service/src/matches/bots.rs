@@ -1,45 +1,17 @@
 //! Which moves bots and chance make: the bot of each seat, and [`advance`], which plays
-//! them on a copy of a match, each choice seeded from the match's seed and move number.
+//! them on a copy of a match through the engine's play-until-a-decision loop, each choice
+//! seeded from the match's seed and move number.
 
 use std::time::Instant;
 
-use cardhouse::bots::{BotKind, IsmctsConfig};
-use cardhouse::{AnyGame, Player, Rng, SeededRng};
+use cardhouse::bots::BotKind;
+use cardhouse::bots::autoplay::{Autoplay, PerMove, Until, play_until};
+use cardhouse::{Action, AnyState, Player};
 
 use crate::clock::now_ms;
-use crate::engine_service::mix;
-use crate::matches::model::{Change, Live, Meta, Moves, apply_counted};
-use crate::pb;
-
-/// Salt that separates bot choices from chance draws of the same move number.
-const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
-
-/// The bot playing each seat (`None` for humans) of a match of `game` whose IS-MCTS bots
-/// ask for `ismcts_iterations` a move (0: the game's default), held to `max_iterations`.
-pub(super) fn seat_bots(
-    seats: &[pb::SeatKind],
-    game: &AnyGame,
-    ismcts_iterations: u32,
-    max_iterations: u32,
-) -> Vec<Option<BotKind>> {
-    let asked = match ismcts_iterations {
-        0 => game.default_ismcts_iterations(),
-        n => n,
-    };
-    let iterations = asked.min(max_iterations).max(1);
-    seats
-        .iter()
-        .map(|k| match k {
-            pb::SeatKind::RandomBot => Some(BotKind::Random),
-            pb::SeatKind::HeuristicBot => Some(BotKind::Heuristic),
-            pb::SeatKind::IsmctsBot => Some(BotKind::Ismcts(IsmctsConfig {
-                iterations,
-                ..IsmctsConfig::default()
-            })),
-            pb::SeatKind::Human | pb::SeatKind::Unspecified => None,
-        })
-        .collect()
-}
+use crate::domain::MatchStatus;
+use crate::matches::model::{Change, Live, Meta, Moves, count_known};
+use crate::matches::seats::is_slow;
 
 /// How much [`advance`] may do in one call.
 pub(super) struct Chunk<'a> {
@@ -47,7 +19,7 @@ pub(super) struct Chunk<'a> {
     pub(super) max_actions: usize,
     /// When to stop (checked before each slow bot move and every 64 other actions).
     pub(super) deadline: Option<Instant>,
-    /// Whether slow bots (IS-MCTS) may move: only on the bot workers.
+    /// Whether slow bots (searches: IS-MCTS, rollouts) may move: only on the bot workers.
     pub(super) expensive: bool,
     /// The match's length limit: no action is added once the history holds this many.
     pub(super) max_total: u64,
@@ -70,7 +42,8 @@ impl Chunk<'_> {
 }
 
 /// Applies chance and bot moves until a human seat is to move, the match ends, or the
-/// chunk is spent. Returns true if bots or chance still have moves to make (false too when
+/// chunk is spent: the engine's play-until-a-decision loop with the match's per-move seeding
+/// ([`PerMove`]). Returns true if bots or chance still have moves to make (false too when
 /// the match reached its length limit: the caller ends it, see [`enforce_length`]).
 ///
 /// Every choice is seeded from (match seed, move number), so a restarted server, or another
@@ -82,99 +55,109 @@ pub(super) fn advance(
     moves: &mut Moves,
     chunk: &mut Chunk<'_>,
 ) -> bool {
+    let mut auto = Metered {
+        inner: PerMove {
+            bots: &meta.bots,
+            seed: meta.seed,
+        },
+        meta,
+    };
+    let Live {
+        state,
+        status,
+        resigned_seat,
+        known,
+        ended_at_ms,
+    } = live;
+    let (expensive, deadline, max_actions) = (chunk.expensive, chunk.deadline, chunk.max_actions);
     let mut done = 0usize;
-    let mut never = || false;
-    loop {
-        let state = &live.state;
-        if state.move_number() as u64 >= chunk.max_total {
-            return false;
+    let mut proceed = |_: &AnyState, actor: Player| {
+        let slow = matches!(actor, Player::Seat(s)
+            if meta.bots.get(s).is_some_and(|b| b.as_ref().is_some_and(is_slow)));
+        let go = (expensive || !slow)
+            && !deadline.is_some_and(|d| (slow || done.is_multiple_of(64)) && Instant::now() >= d);
+        done += usize::from(go);
+        go
+    };
+    let mut observe = |at: &AnyState, _: Player, action| {
+        if moves.record && moves.before.is_none() {
+            moves.before = Some(Live {
+                state: at.clone(),
+                status: *status,
+                resigned_seat: *resigned_seat,
+                known: known.clone(),
+                ended_at_ms: *ended_at_ms,
+            });
         }
-        let bot = match state.current_player() {
-            Player::Terminal => {
-                live.status = pb::MatchStatus::Finished;
-                return false;
-            }
-            Player::Chance => None,
-            Player::Seat(s) => match meta.bots.get(s) {
-                Some(Some(bot)) => Some((s, bot)),
-                _ => return false,
-            },
-        };
-        let slow = matches!(bot, Some((_, BotKind::Ismcts(_))));
-        if done >= chunk.max_actions
-            || (slow && !chunk.expensive)
-            || chunk
-                .deadline
-                .is_some_and(|d| (slow || done.is_multiple_of(64)) && Instant::now() >= d)
-        {
-            return true;
+        count_known(at, action, known);
+        moves.actions.push(action);
+    };
+    let mut stop = || chunk.stop.as_mut().is_some_and(|stop| stop());
+    let mut until = Until {
+        max_actions,
+        max_history: usize::try_from(chunk.max_total).unwrap_or(usize::MAX),
+        proceed: Some(&mut proceed),
+        stop: Some(&mut stop),
+        observe: Some(&mut observe),
+    };
+    let played = play_until(state, &mut auto, &mut until);
+    if state.is_terminal() && *status == MatchStatus::Active {
+        *status = MatchStatus::Finished;
+        *ended_at_ms = now_ms();
+    }
+    match played {
+        Ok(played) => played.stopped.more(),
+        Err(e) => {
+            // A bug (no bot fails on a legal position): the match stays where the last
+            // good move left it, and waits.
+            tracing::error!(match_id = %meta.id, error = %e, "bot or chance moves failed");
+            false
         }
-        done += 1;
-        let action = match bot {
-            None => {
-                let mut rng = SeededRng::new(mix(meta.seed, state.move_number() as u64));
-                // 53 random bits as a uniform float in [0, 1).
-                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                state.chance_outcome_at(u).ok()
-            }
-            Some((s, bot)) => {
-                let mut rng = SeededRng::new(mix(meta.seed ^ BOT_SALT, state.move_number() as u64));
-                match bot {
-                    // As before bots of other kinds existed: the same moves for old matches.
-                    BotKind::Random => state.legal_actions().choose(&mut rng),
-                    _ => {
-                        let thinking = Instant::now();
-                        let chosen = state.bot_action(
-                            bot,
-                            s,
-                            &mut rng,
-                            stop_of(&mut chunk.stop, &mut never),
-                        );
-                        crate::metrics::bot_think_seconds(
-                            &meta.game.name,
-                            bot.name(),
-                            thinking.elapsed(),
-                        );
-                        match chosen {
-                            Ok(a) => Some(a),
-                            Err(e) => {
-                                tracing::error!(match_id = %meta.id, seat = s, error = %e, "a bot failed");
-                                None
-                            }
-                        }
-                    }
-                }
-            }
-        };
-        let Some(action) = action else {
-            // No action at a non-terminal node would be a bug; stop here rather than loop
-            // (the match stays as it is).
-            tracing::error!(match_id = %meta.id, "no action available at a non-terminal state");
-            return false;
-        };
-        // Cannot fail: unchecked.
-        let _ = apply_counted(live, action, false, moves);
     }
 }
 
-/// The stop callback of a chunk, or `never` if it has none.
-fn stop_of<'a>(
-    stop: &'a mut Option<&mut dyn FnMut() -> bool>,
-    never: &'a mut dyn FnMut() -> bool,
-) -> &'a mut dyn FnMut() -> bool {
-    match stop {
-        Some(s) => &mut **s,
-        None => never,
+/// The match's bots and chance ([`PerMove`]), each bot's thinking time counted in the
+/// metrics.
+struct Metered<'a> {
+    inner: PerMove<'a>,
+    meta: &'a Meta,
+}
+
+impl Autoplay for Metered<'_> {
+    type Error = cardhouse::Error;
+
+    fn plays(&self, seat: usize) -> bool {
+        self.inner.plays(seat)
+    }
+
+    fn chance(&mut self, state: &mut AnyState) -> Result<Option<Action>, cardhouse::Error> {
+        self.inner.chance(state)
+    }
+
+    fn bot(
+        &mut self,
+        state: &AnyState,
+        seat: usize,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Action, cardhouse::Error> {
+        let thinking = Instant::now();
+        let chosen = self.inner.bot(state, seat, stop);
+        if let Some(Some(bot)) = self.meta.bots.get(seat)
+            && !matches!(bot, BotKind::Random)
+        {
+            crate::metrics::bot_think_seconds(&self.meta.game.name, bot.name(), thinking.elapsed());
+        }
+        chosen
     }
 }
 
 /// Ends `live` if it reached the match length limit `max_total` while active: aborted, with
 /// an event saying why. Returns true if it did.
 pub(super) fn enforce_length(live: &mut Live, moves: &mut Moves, max_total: u64) -> bool {
-    if live.status != pb::MatchStatus::Active || (live.state.move_number() as u64) < max_total {
+    if live.status != MatchStatus::Active || (live.state.move_number() as u64) < max_total {
         return false;
     }
-    live.status = pb::MatchStatus::Aborted;
+    live.status = MatchStatus::Aborted;
     live.ended_at_ms = now_ms();
     if moves.record {
         moves.changes.push(Change::Ended {

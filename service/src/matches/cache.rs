@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Mutex;
 
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::model::Match;
+use crate::matches::seats::BotLimits;
 use crate::matches::stored::{adopt, resume};
-use crate::pb;
 use crate::store::{Damaged, Loaded, Newer, Store, StoreError, StoredMatch};
 
 /// A shared store: a cached match unused for this long (unwatched, not played by us) is
@@ -28,7 +29,7 @@ const CACHE_IDLE: Duration = Duration::from_secs(60);
 pub(super) struct Ended {
     /// When it ended (Unix milliseconds).
     pub(super) at_ms: u64,
-    pub(super) status: pb::MatchStatus,
+    pub(super) status: MatchStatus,
     /// Its game (empty if it ended before this process started) and length.
     pub(super) game: &'static str,
     pub(super) actions: u64,
@@ -39,7 +40,7 @@ pub(super) struct Ended {
 
 impl Ended {
     /// A match read back at start: when and how it ended.
-    pub(super) fn stored(at_ms: u64, status: pb::MatchStatus) -> Ended {
+    pub(super) fn stored(at_ms: u64, status: MatchStatus) -> Ended {
         Ended {
             at_ms,
             status,
@@ -74,7 +75,7 @@ pub(super) struct Cache {
     ended: StdMutex<HashMap<String, Ended>>,
     store: Store,
     /// IS-MCTS iterations a bot may spend on a move (matches read back are held to it).
-    max_iterations: u32,
+    bot_limits: BotLimits,
     /// Matches an exclusive store set aside as damaged when it was opened: never served.
     set_aside: HashSet<String>,
     /// Damage already logged: match id → the version and what was found (logged again only
@@ -92,13 +93,13 @@ impl Cache {
         ended: HashMap<String, Ended>,
         set_aside: HashSet<String>,
         store: Store,
-        max_iterations: u32,
+        bot_limits: BotLimits,
     ) -> Cache {
         Cache {
             table: RwLock::new(matches),
             ended: StdMutex::new(ended),
             store,
-            max_iterations,
+            bot_limits,
             set_aside,
             reported: StdMutex::default(),
         }
@@ -192,8 +193,8 @@ impl Cache {
         } else {
             return Err(ApiError::MatchNotFound(id.to_owned()));
         };
-        let max_iterations = self.max_iterations;
-        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored, max_iterations))) {
+        let bot_limits = self.bot_limits;
+        let mut m = match catch_unwind(AssertUnwindSafe(|| resume(stored, bot_limits))) {
             Ok(Ok(m)) => m,
             Ok(Err(what)) => {
                 let id = id.to_owned();
@@ -228,8 +229,8 @@ impl Cache {
             Ok(Newer::Same) => Ok(()),
             Ok(Newer::Changed(loaded)) => {
                 let (version, place) = (loaded.version, loaded.place.clone());
-                let max_iterations = self.max_iterations;
-                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded, max_iterations))) {
+                let bot_limits = self.bot_limits;
+                match catch_unwind(AssertUnwindSafe(|| adopt(m, *loaded, bot_limits))) {
                     Ok(Ok(())) => Ok(()),
                     Ok(Err(what)) => {
                         let id = m.meta.id.clone();
@@ -281,7 +282,7 @@ impl Cache {
         };
         table.retain(|_, m| match m.try_lock() {
             Ok(m) => {
-                let ended = m.live.status != pb::MatchStatus::Active;
+                let ended = m.live.status != MatchStatus::Active;
                 if ended && !shared {
                     self.index_ended(&m);
                 }
@@ -295,7 +296,7 @@ impl Cache {
     /// After a change of `m` was committed: an ended match is indexed for retention and,
     /// unless someone watches it, leaves memory when the store keeps its record.
     pub(super) fn settle(&self, m: &Match) {
-        if m.live.status == pb::MatchStatus::Active {
+        if m.live.status == MatchStatus::Active {
             return;
         }
         if !self.store.is_shared() {

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use tokio::sync::OwnedMutexGuard;
 
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::model::{Live, Match, Moves, bots_to_move};
 use crate::matches::stored::stored;
-use crate::pb;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
 /// Refuses changes once the store has failed: the outcome of the failed write is unknown,
@@ -44,7 +44,7 @@ pub(super) fn submit(
         actions: &moves.actions,
         snapshot,
         stored: &|| stored(&m.meta, live),
-        driving: live.status == pb::MatchStatus::Active && bots_to_move(&m.meta, live),
+        driving: live.status == MatchStatus::Active && bots_to_move(&m.meta, live),
     };
     store.submit_change(&change).map_err(|e| {
         tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");

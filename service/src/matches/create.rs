@@ -6,14 +6,16 @@ use std::sync::Arc;
 use cardhouse::AnyGame;
 
 use crate::auth::hash_token;
-use crate::convert::{game_info, options_from_pb};
+use crate::convert::{game_info, options_from_pb, seat_from_pb};
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::error::{ApiError, guard};
-use crate::matches::bots::{Chunk, advance, enforce_length, seat_bots};
+use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
-use crate::matches::model::{Live, Match, Meta, Moves, seat_kind};
+use crate::matches::model::{Live, Match, Meta, Moves};
+use crate::matches::seats::{BotLimits, bot_for, seat_bots};
 use crate::matches::stored::stored;
 use crate::matches::views::{Role, match_view};
 use crate::pb;
@@ -34,27 +36,7 @@ pub(super) async fn create(
     writable(&hub.store)?;
     let game: AnyGame = cardhouse::new_game(&req.game, &options_from_pb(&req.options))?;
     let n = game.num_players();
-    let seats: Vec<pb::SeatKind> = if req.seats.is_empty() {
-        vec![pb::SeatKind::Human; n]
-    } else {
-        if req.seats.len() != n {
-            return Err(ApiError::InvalidArgument(format!(
-                "`seats` has {} entries; {} has {n} seats (or leave it empty for all human)",
-                req.seats.len(),
-                game.name()
-            )));
-        }
-        req.seats
-            .iter()
-            .map(|&k| match seat_kind(k) {
-                pb::SeatKind::Unspecified => Err(ApiError::InvalidArgument(format!(
-                    "seat kind {k} is not allowed: every seat must be SEAT_KIND_HUMAN, \
-                     SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT or SEAT_KIND_ISMCTS_BOT"
-                ))),
-                kind => Ok(kind),
-            })
-            .collect::<Result<_, _>>()?
-    };
+    let (seats, bot_names) = seats_of(&req, &game, hub.limits.bot_limits())?;
     let max_iterations = hub.limits.max_ismcts_iterations;
     let ismcts_iterations = match req.ismcts_iterations {
         None => 0,
@@ -67,7 +49,7 @@ pub(super) async fn create(
             )));
         }
     };
-    if !seats.contains(&pb::SeatKind::Human) {
+    if !seats.contains(&Seat::Human) {
         match hub.limits.all_bot_matches {
             AllBotMatches::Allow => {}
             AllBotMatches::Operator if operator => {}
@@ -94,7 +76,7 @@ pub(super) async fn create(
     let seat_tokens = seats
         .iter()
         .map(|k| match k {
-            pb::SeatKind::Human => random_hex().map(Some),
+            Seat::Human => random_hex().map(Some),
             _ => Ok(None),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -104,7 +86,15 @@ pub(super) async fn create(
         id: random_hex()?,
         game: game_info(&game),
         seed,
-        bots: seat_bots(&seats, &game, ismcts_iterations, max_iterations),
+        bots: seat_bots(
+            &seats,
+            &bot_names,
+            &game,
+            ismcts_iterations,
+            hub.limits.bot_limits(),
+        )
+        .map_err(ApiError::Internal)?,
+        bot_names,
         ismcts_iterations,
         seats,
         seat_tokens: seat_tokens
@@ -116,7 +106,7 @@ pub(super) async fn create(
     });
     let mut live = Live {
         state: game.new_initial_state(),
-        status: pb::MatchStatus::Active,
+        status: MatchStatus::Active,
         resigned_seat: None,
         known: vec![0; n + 1],
         ended_at_ms: 0,
@@ -177,6 +167,74 @@ pub(super) async fn create(
         drive(hub, meta.id.clone());
     }
     Ok(response)
+}
+
+/// The seats `req` asks for (every seat human if it names none), and the bot name of each
+/// `SEAT_KIND_BOT` seat, each checked: the name parses, plays the game, and is within the
+/// server's `limits`.
+fn seats_of(
+    req: &pb::CreateMatchRequest,
+    game: &AnyGame,
+    limits: BotLimits,
+) -> Result<(Vec<Seat>, Vec<Option<String>>), ApiError> {
+    let n = game.num_players();
+    if let Some(&s) = req.bots.keys().find(|&&s| s as usize >= n) {
+        return Err(ApiError::InvalidArgument(format!(
+            "`bots` names seat {s}; {} has seats 0 to {}",
+            game.name(),
+            n - 1
+        )));
+    }
+    if req.seats.is_empty() {
+        if !req.bots.is_empty() {
+            return Err(ApiError::InvalidArgument(
+                "`bots` is given but `seats` is empty (every seat human): give the seats, \
+                 SEAT_KIND_BOT for each seat a named bot plays"
+                    .into(),
+            ));
+        }
+        return Ok((vec![Seat::Human; n], vec![None; n]));
+    }
+    if req.seats.len() != n {
+        return Err(ApiError::InvalidArgument(format!(
+            "`seats` has {} entries; {} has {n} seats (or leave it empty for all human)",
+            req.seats.len(),
+            game.name()
+        )));
+    }
+    let mut seats = Vec::with_capacity(n);
+    let mut names = Vec::with_capacity(n);
+    for (s, &k) in req.seats.iter().enumerate() {
+        let seat = seat_from_pb(k).ok_or_else(|| {
+            ApiError::InvalidArgument(format!(
+                "seat kind {k} of seat {s} is not allowed: every seat must be \
+                 SEAT_KIND_HUMAN, SEAT_KIND_RANDOM_BOT, SEAT_KIND_HEURISTIC_BOT, \
+                 SEAT_KIND_ISMCTS_BOT or SEAT_KIND_BOT"
+            ))
+        })?;
+        let name = req.bots.get(&(s as u32));
+        match (seat, name) {
+            (Seat::Bot(BotSeat::Named), Some(name)) => {
+                bot_for(name, game, limits)?;
+                names.push(Some(name.trim().to_owned()));
+            }
+            (Seat::Bot(BotSeat::Named), None) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "seat {s} is SEAT_KIND_BOT: name its bot in `bots` (e.g. \"heuristic\", \
+                     \"ismcts:200\", \"rollout:64\", \"policy:{}\")",
+                    game.name()
+                )));
+            }
+            (_, Some(_)) => {
+                return Err(ApiError::InvalidArgument(format!(
+                    "`bots` names a bot for seat {s}, which is not SEAT_KIND_BOT"
+                )));
+            }
+            (_, None) => names.push(None),
+        }
+        seats.push(seat);
+    }
+    Ok((seats, names))
 }
 
 /// 128 random bits from the OS, as 32 hex digits.

@@ -14,13 +14,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::cache::Entry;
 use crate::matches::commit::{commit, writable};
 use crate::matches::hub::Hub;
 use crate::matches::model::{Live, Meta, Moves, bots_to_move};
-use crate::pb;
 
 /// Most actions in one background chunk (bounds the memory of the changes it broadcasts).
 pub(super) const CHUNK_ACTIONS: usize = 1024;
@@ -31,7 +31,6 @@ struct Copy {
     meta: Arc<Meta>,
     live: Live,
     version: u64,
-    record: bool,
     cancel: Arc<AtomicBool>,
 }
 
@@ -72,7 +71,7 @@ fn round(hub: Arc<Hub>, id: String) -> Pin<Box<dyn Future<Output = ()> + Send>> 
 async fn copy(hub: &Hub, id: &str) -> Option<Copy> {
     let entry = hub.cache.get(id).await.ok()?;
     let mut m = entry.clone().lock_owned().await;
-    if m.live.status != pb::MatchStatus::Active
+    if m.live.status != MatchStatus::Active
         || writable(&hub.store).is_err()
         || !bots_to_move(&m.meta, &m.live)
     {
@@ -85,7 +84,6 @@ async fn copy(hub: &Hub, id: &str) -> Option<Copy> {
         meta: Arc::clone(&m.meta),
         live: m.live.clone(),
         version: m.version,
-        record: m.watched(),
         cancel,
         entry: entry.clone(),
     })
@@ -103,7 +101,9 @@ fn play(hub: &Hub, copy: &Copy) -> Option<Played> {
             || Instant::now() >= move_deadline
     };
     let mut live = copy.live.clone();
-    let mut moves = Moves::new(copy.record);
+    // Always recorded: whether anyone watches is known only at the commit (a Watch may
+    // subscribe while the chunk is played, and must be sent its every move).
+    let mut moves = Moves::new(true);
     let mut chunk = Chunk {
         max_actions: CHUNK_ACTIONS,
         deadline: Some(start + limits.bot_chunk_budget),
@@ -139,14 +139,14 @@ async fn finish(hub: Arc<Hub>, id: String, copy: Copy, played: Option<Played>) {
     }
     let unchanged = m.version == copy.version
         && m.live.state.move_number() == copy.live.state.move_number()
-        && m.live.status == pb::MatchStatus::Active
+        && m.live.status == MatchStatus::Active
         && !copy.cancel.load(Ordering::Acquire);
     let again = match played {
         Some(p) if unchanged && p.moves.actions.is_empty() && p.live.status == m.live.status => {
             p.more
         }
         Some(p) if unchanged => {
-            let snapshot = p.live.status != pb::MatchStatus::Active;
+            let snapshot = p.live.status != MatchStatus::Active;
             let actions = p.moves.actions.len() as u64;
             match commit(&hub.store, &mut m, p.live, p.moves, snapshot).await {
                 Ok(()) => {
@@ -165,7 +165,7 @@ async fn finish(hub: Arc<Hub>, id: String, copy: Copy, played: Option<Played>) {
         None => false,
     };
     let again = again
-        && m.live.status == pb::MatchStatus::Active
+        && m.live.status == MatchStatus::Active
         && bots_to_move(&m.meta, &m.live)
         && !hub.pool.stopping.load(Ordering::Acquire);
     if !again {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use crate::domain::MatchStatus;
 use crate::matches::hub::Hub;
-use crate::pb;
 
 /// Most time one count waits for a match's lock (a bot thinking, a write in flight); a
 /// match busy longer is left out of that scrape.
@@ -37,7 +37,7 @@ async fn count(hub: &Hub) {
             busy += 1;
             continue;
         };
-        if m.live.status == pb::MatchStatus::Active {
+        if m.live.status == MatchStatus::Active {
             *live.entry(m.meta.game.name.clone()).or_default() += 1;
         }
     }

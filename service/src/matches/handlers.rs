@@ -12,6 +12,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 use crate::auth::{bearer, check_credential, is_operator};
+use crate::convert::{game_description, options_from_pb};
 use crate::error::ApiError;
 use crate::matches::create::create;
 use crate::matches::play::{act, end, get_view};
@@ -122,4 +123,38 @@ impl Matches for MatchesService {
         let view = detached(async move { end(&hub, &token, &req.match_id, None).await }).await?;
         Ok(Response::new(pb::AbortMatchResponse { view: Some(view) }))
     }
+
+    async fn describe_games(
+        &self,
+        req: Request<pb::DescribeGamesRequest>,
+    ) -> Reply<pb::DescribeGamesResponse> {
+        Ok(Response::new(describe_games(&req.into_inner())?))
+    }
+}
+
+/// Most games one `DescribeGames` may ask for.
+const MAX_DESCRIBED: usize = 64;
+
+/// `DescribeGames`: every game under its defaults, or the games asked for.
+fn describe_games(req: &pb::DescribeGamesRequest) -> Result<pb::DescribeGamesResponse, ApiError> {
+    if req.games.len() > MAX_DESCRIBED {
+        return Err(ApiError::InvalidArgument(format!(
+            "{} games asked for: at most {MAX_DESCRIBED} in one request",
+            req.games.len()
+        )));
+    }
+    let games = if req.games.is_empty() {
+        cardhouse::list_games()
+            .iter()
+            .map(|name| cardhouse::new_game(name, &cardhouse::Options::new()))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        req.games
+            .iter()
+            .map(|g| cardhouse::new_game(&g.game, &options_from_pb(&g.options)))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(pb::DescribeGamesResponse {
+        games: games.iter().map(game_description).collect(),
+    })
 }

@@ -33,6 +33,9 @@ pub struct MatchLimits {
     /// Most IS-MCTS iterations a bot may spend on one move, whatever its match asks
     /// (`CreateMatch` refuses more; a stored match asking more is held to this).
     pub max_ismcts_iterations: u32,
+    /// Most determinizations a `rollout` bot may spend on one move (`--max-rollout-samples`;
+    /// `CreateMatch` refuses more, a stored match asking more is held to it).
+    pub max_rollout_samples: u32,
     /// Most time a bot may think about one move; the search then plays its best move so far.
     pub bot_move_time: Duration,
     /// Most actions (chance, bots and seats alike) in one match: a match that reaches it is
@@ -69,9 +72,21 @@ impl Default for MatchLimits {
             bot_chunk_budget: Duration::from_millis(50),
             bot_workers: std::thread::available_parallelism().map_or(1, usize::from),
             max_ismcts_iterations: 100_000,
+            max_rollout_samples: 10_000,
             bot_move_time: Duration::from_secs(10),
             max_match_actions: 100_000,
             all_bot_matches: AllBotMatches::Allow,
+        }
+    }
+}
+
+impl MatchLimits {
+    /// The limits on a bot's work per move.
+    #[must_use]
+    pub fn bot_limits(&self) -> crate::matches::seats::BotLimits {
+        crate::matches::seats::BotLimits {
+            max_ismcts_iterations: self.max_ismcts_iterations,
+            max_rollout_samples: self.max_rollout_samples,
         }
     }
 }

@@ -7,28 +7,34 @@
 //!
 //! | file | owns | may call |
 //! |---|---|---|
-//! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | the request files |
-//! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `play`, `records` |
-//! | `service.rs` | building the service: resuming matches, starting their bots | `driver`, `replicas`, `retention`, `gauges` |
-//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `views` |
-//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `views`, `handoff` |
-//! | `records.rs` | `GetRecord` | `views` |
-//! | `watch.rs` | `Watch`: each stream's task and its events | `views` |
-//! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `commit`, `pool` |
+//! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `create`, `play`, `records`, `service`, `watch` |
+//! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `cache`, `hub`, `model`, `play`, `records`, `service`, `views` |
+//! | `service.rs` | building the service: resuming matches, starting their bots | `admission`, `cache`, `driver`, `gauges`, `handoff`, `hub`, `limits`, `pool`, `replicas`, `retention`, `stored` |
+//! | `create.rs` | `CreateMatch` | `bots`, `commit`, `driver`, `hub`, `limits`, `model`, `seats`, `stored`, `views` |
+//! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `stored`, `views` |
+//! | `records.rs` | `GetRecord` | `hub`, `views` |
+//! | `watch.rs` | `Watch`: each stream's task and its events | `hub`, `model`, `views` |
+//! | `driver.rs` | bots and chance played in the background, a chunk at a time | `bots`, `cache`, `commit`, `hub`, `model` |
 //! | `pool.rs` | the bot worker threads, one job per match in turn | — |
-//! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `play::finish` |
-//! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `driver`, `handoff` |
+//! | `retention.rs` | the sweep: abandoned matches aborted, ended ones removed | `commit`, `hub`, `play` |
+//! | `replicas.rs` | a shared store: notices, the poll, stalled bots taken up | `cache`, `driver`, `handoff`, `hub`, `model`, `stored`, `watch` |
 //! | `handoff.rs` | a shared store: notices of matches in use, handed to the request holding them | — |
-//! | `hub.rs` | the state every request shares | `cache`, `admission` |
-//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `stored`, the store |
+//! | `hub.rs` | the state every request shares | `admission`, `cache`, `handoff`, `limits`, `pool` |
+//! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `seats`, `stored` |
 //! | `admission.rs` | the match limit, reserved before creation | — |
-//! | `commit.rs` | a change stored, then applied in memory and broadcast | `stored`, the store |
-//! | `views.rs` | redaction: roles, views, texts and events for each viewer | `model` |
-//! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model` |
-//! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `bots` |
-//! | `model.rs` | the match in memory, moves, move numbers | — |
-//! | `limits.rs` | the service's limits (the server's flags) | — |
-//! | `gauges.rs` | the live-matches gauge, counted at each metrics scrape | `cache` |
+//! | `commit.rs` | a change stored, then applied in memory and broadcast | `model`, `stored` |
+//! | `views.rs` | redaction: roles, views, texts and events for each viewer, in the API's terms | `model` |
+//! | `bots.rs` | which moves bots and chance make (seeded, pure) | `model`, `seats` |
+//! | `seats.rs` | who plays each seat: any bot by name, held to the server's limits | — |
+//! | `stored.rs` | a match to and from its stored form, checked when read | `model`, `seats` |
+//! | `model.rs` | the match in memory (its seats and status as [`crate::domain`] has them), moves, move numbers | — |
+//! | `limits.rs` | the service's limits (the server's flags) | `seats` |
+//! | `gauges.rs` | the live-matches gauge, counted at each metrics scrape | `hub` |
+//! | `mod.rs` | the module's face: `MatchesService`, `AdminService`, the limits | `admin`, `limits`, `seats`, `service` |
+//!
+//! The protobuf enums of seats and statuses appear only where a request is read or an
+//! answer written (`create.rs`, `views.rs`, `records.rs`, `admin.rs`, through
+//! [`crate::convert`]); the match itself holds [`crate::domain`]'s types.
 //!
 //! **Move numbers.** Each viewer (seat or spectator) has its own move number: the number of
 //! actions it knows have happened (those for which the engine's `action_to_string_for` gives
@@ -60,6 +66,7 @@ mod pool;
 mod records;
 mod replicas;
 mod retention;
+mod seats;
 mod service;
 mod stored;
 mod views;
@@ -67,4 +74,5 @@ mod watch;
 
 pub use admin::AdminService;
 pub use limits::{AllBotMatches, MatchLimits};
+pub use seats::BotLimits;
 pub use service::MatchesService;

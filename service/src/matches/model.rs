@@ -11,6 +11,7 @@ use cardhouse::{Action, AnyState, Player, Viewer};
 use tokio::sync::broadcast;
 
 use crate::clock::now_ms;
+use crate::domain::{MatchStatus, Seat};
 use crate::pb;
 
 /// Capacity of a match's broadcast of changes to its watchers.
@@ -22,9 +23,12 @@ pub(super) struct Meta {
     pub(super) id: String,
     pub(super) game: pb::GameInfo,
     pub(super) seed: u64,
-    pub(super) seats: Vec<pb::SeatKind>,
+    pub(super) seats: Vec<Seat>,
     /// The bot of each bot seat.
     pub(super) bots: Vec<Option<BotKind>>,
+    /// The name of each seat's bot as asked for, for seats of kind
+    /// [`BotSeat::Named`](crate::domain::BotSeat::Named) (stored beside the seat).
+    pub(super) bot_names: Vec<Option<String>>,
     /// IS-MCTS iterations per move as stored (0: the default).
     pub(super) ismcts_iterations: u32,
     pub(super) seat_tokens: Vec<Option<String>>,
@@ -36,7 +40,7 @@ pub(super) struct Meta {
 #[derive(Clone, Debug)]
 pub(super) struct Live {
     pub(super) state: AnyState,
-    pub(super) status: pb::MatchStatus,
+    pub(super) status: MatchStatus,
     pub(super) resigned_seat: Option<u32>,
     /// Move number per seat, then the spectator's (index `num_players`).
     pub(super) known: Vec<u64>,
@@ -54,6 +58,25 @@ pub(super) enum Change {
     Actions { before: Live, actions: Vec<Action> },
     /// The match ended early (resignation, abort, or its length limit), as `text` says.
     Ended { after: Live, text: String },
+    /// Something happened to a seat (not an action), leaving the match at `after`.
+    #[allow(dead_code)] // made by the clocks (in progress)
+    Notice {
+        after: Live,
+        seat: usize,
+        kind: NoticeKind,
+    },
+}
+
+/// What happened to a seat at the table, as a [`Change::Notice`] tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // made by the clocks (in progress)
+pub(super) enum NoticeKind {
+    /// Its clock ran out: the match's timeout policy applies.
+    TimedOut,
+    /// It is away: its stand-in bot plays its turns at once.
+    Away,
+    /// It is back: it plays its own turns again.
+    Back,
 }
 
 /// A match as the service caches it, behind its own lock.
@@ -174,7 +197,7 @@ pub(super) fn step(live: &mut Live, action: Action) {
     count_known(&live.state, action, &mut live.known);
     live.state.apply_unchecked(action);
     if live.state.is_terminal() {
-        live.status = pb::MatchStatus::Finished;
+        live.status = MatchStatus::Finished;
         live.ended_at_ms = now_ms();
     }
 }
@@ -197,14 +220,12 @@ pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
     }
 }
 
-/// A stored status, made consistent with the state (`terminal`).
-pub(super) fn status_of(stored: i32, terminal: bool) -> pb::MatchStatus {
-    match pb::MatchStatus::try_from(stored) {
-        Ok(pb::MatchStatus::Active | pb::MatchStatus::Unspecified) | Err(_) if terminal => {
-            pb::MatchStatus::Finished
-        }
-        Ok(pb::MatchStatus::Unspecified) | Err(_) => pb::MatchStatus::Active,
-        Ok(status) => status,
+/// A stored status (checked), made consistent with the state: an active match whose state
+/// is `terminal` is finished (its last moves were logged, its final header not yet written).
+pub(super) fn status_of(stored: MatchStatus, terminal: bool) -> MatchStatus {
+    match stored {
+        MatchStatus::Active if terminal => MatchStatus::Finished,
+        status => status,
     }
 }
 
@@ -218,19 +239,14 @@ pub(super) fn bots_to_move(meta: &Meta, live: &Live) -> bool {
 }
 
 /// A status as the errors word it.
-pub(super) fn status_name(s: pb::MatchStatus) -> &'static str {
+pub(super) fn status_name(s: MatchStatus) -> &'static str {
     match s {
-        pb::MatchStatus::Unspecified => "unknown",
-        pb::MatchStatus::Active => "active",
-        pb::MatchStatus::Finished => "finished",
-        pb::MatchStatus::Resigned => "a seat resigned",
-        pb::MatchStatus::Aborted => "aborted",
+        MatchStatus::Active => "active",
+        MatchStatus::Finished => "finished",
+        MatchStatus::Resigned => "a seat resigned",
+        MatchStatus::Aborted => "aborted",
+        MatchStatus::TimedOut => "a seat's clock ran out",
     }
-}
-
-/// A client's seat kind, as stored (unknown values are `Unspecified`).
-pub(super) fn seat_kind(k: i32) -> pb::SeatKind {
-    pb::SeatKind::try_from(k).unwrap_or(pb::SeatKind::Unspecified)
 }
 
 /// The event text of a match that ended early at `live` (resigned or aborted).

@@ -7,6 +7,7 @@ use std::time::Instant;
 use cardhouse::Player;
 
 use crate::clock::now_ms;
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::commit::{PendingCommit, commit, submit, writable};
@@ -72,7 +73,7 @@ pub(super) async fn act(
             Err(e) => return Err(e),
         };
         // A match that just finished gets a full snapshot with its final status.
-        let snapshot = live.status != pb::MatchStatus::Active;
+        let snapshot = live.status != MatchStatus::Active;
         let ack = submit(&hub.store, &m, &live, &moves, snapshot)?;
         // From here the change completes even if this request is dropped.
         let pending = PendingCommit {
@@ -140,7 +141,7 @@ fn prepare_act(
     seat: usize,
     req: &pb::ActRequest,
 ) -> Result<(Live, Moves, bool), ApiError> {
-    if m.live.status != pb::MatchStatus::Active {
+    if m.live.status != MatchStatus::Active {
         return Err(ApiError::MatchOver(status_name(m.live.status)));
     }
     writable(&hub.store)?;
@@ -202,7 +203,7 @@ pub(super) async fn end(
     let n = m.meta.seats.len();
     let (status, resigned) = match (resign_seat, role) {
         // Abort: owner only.
-        (None, Role::Owner) => (pb::MatchStatus::Aborted, None),
+        (None, Role::Owner) => (MatchStatus::Aborted, None),
         (None, _) => {
             return Err(ApiError::PermissionDenied(
                 "only the owner token can abort a match",
@@ -214,7 +215,7 @@ pub(super) async fn end(
                     "a seat token can resign only its own seat",
                 ));
             }
-            (pb::MatchStatus::Resigned, Some(own as u32))
+            (MatchStatus::Resigned, Some(own as u32))
         }
         (Some(seat), Role::Owner) => {
             let seat = seat.ok_or_else(|| {
@@ -227,7 +228,7 @@ pub(super) async fn end(
                 }
                 .into());
             }
-            (pb::MatchStatus::Resigned, Some(seat))
+            (MatchStatus::Resigned, Some(seat))
         }
         (Some(_), Role::Spectator) => {
             return Err(ApiError::PermissionDenied(
@@ -249,11 +250,11 @@ pub(super) async fn end(
 pub(super) async fn end_match(
     hub: &Hub,
     m: &mut Match,
-    status: pb::MatchStatus,
+    status: MatchStatus,
     resigned: Option<u32>,
 ) -> Result<(), ApiError> {
     for attempt in 0.. {
-        if m.live.status != pb::MatchStatus::Active {
+        if m.live.status != MatchStatus::Active {
             return Err(ApiError::MatchOver(status_name(m.live.status)));
         }
         writable(&hub.store)?;
@@ -272,7 +273,7 @@ pub(super) async fn end_match(
 pub(super) async fn finish(
     store: &Store,
     m: &mut Match,
-    status: pb::MatchStatus,
+    status: MatchStatus,
     resigned: Option<u32>,
 ) -> Result<(), ApiError> {
     m.cancel_thinking();

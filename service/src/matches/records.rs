@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use cardhouse::Viewer;
 
-use crate::convert::{json_to_struct, player_to_pb};
+use crate::convert::{json_to_struct, player_to_pb, seat_to_pb, status_to_pb};
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
 use crate::matches::views::role_of;
@@ -29,7 +30,7 @@ pub(super) async fn record(
         hub.cache.fresh(&mut m).await?;
         (Arc::clone(&m.meta), m.live.clone())
     };
-    if token.is_some() && live.status == pb::MatchStatus::Active {
+    if token.is_some() && live.status == MatchStatus::Active {
         return Err(ApiError::MatchRunning);
     }
     let limit = hub.limits.max_response_bytes;
@@ -51,8 +52,8 @@ pub(super) async fn record(
             match_id: meta.id.clone(),
             game: Some(meta.game.clone()),
             seed: meta.seed,
-            seats: meta.seats.iter().map(|&k| k as i32).collect(),
-            status: live.status as i32,
+            seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
+            status: status_to_pb(live.status) as i32,
             resigned_seat: live.resigned_seat,
             steps: Vec::new(),
             returns: live.state.returns().to_vec(),

@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::clock::now_ms;
+use crate::domain::MatchStatus;
 use crate::matches::cache::Entry;
 use crate::matches::driver::drive;
 use crate::matches::handoff::Announced;
@@ -17,7 +18,6 @@ use crate::matches::hub::Hub;
 use crate::matches::model::bots_to_move;
 use crate::matches::stored::extend;
 use crate::matches::watch::stopped;
-use crate::pb;
 use crate::store::Notice;
 
 /// How often watched matches are revalidated and stalled bots looked for.
@@ -157,7 +157,7 @@ async fn poll(hub: &Arc<Hub>) {
         if m.driving || hub.cache.fresh(&mut m).await.is_err() {
             continue;
         }
-        if m.live.status == pb::MatchStatus::Active && bots_to_move(&m.meta, &m.live) {
+        if m.live.status == MatchStatus::Active && bots_to_move(&m.meta, &m.live) {
             tracing::info!(match_id = %id, "playing on the bots of a match no replica is playing");
             m.driving = true;
             drop(m);

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use crate::clock::now_ms;
+use crate::domain::MatchStatus;
 use crate::matches::commit::writable;
 use crate::matches::hub::Hub;
 use crate::matches::play::finish;
-use crate::pb;
 use crate::store::{SharedStore, Swept};
 
 /// Aborts matches idle past `abandon_after`; deletes ended matches past `retention`;
@@ -19,7 +19,7 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
     let live = hub.cache.collect(|id, m| Some((id.clone(), Arc::clone(m))));
     for (id, m) in live {
         let mut m = m.lock().await;
-        if m.live.status != pb::MatchStatus::Active
+        if m.live.status != MatchStatus::Active
             || m.touched.elapsed() < hub.limits.abandon_after
             || m.driving
         {
@@ -29,7 +29,7 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
             return 0;
         }
         tracing::info!(match_id = %id, "aborting an abandoned match");
-        if finish(&hub.store, &mut m, pb::MatchStatus::Aborted, None)
+        if finish(&hub.store, &mut m, MatchStatus::Aborted, None)
             .await
             .is_err()
         {
@@ -51,7 +51,7 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
         }
         // A copy still in memory ends its watchers' streams; later requests find no match.
         if let Ok(Some(m)) = hub.cache.cached(&id) {
-            m.lock().await.live.status = pb::MatchStatus::Aborted;
+            m.lock().await.live.status = MatchStatus::Aborted;
         }
         hub.cache.remove(&id);
         hub.admission.release();

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{Mutex, watch};
 
 use crate::clock::now_ms;
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
 use crate::matches::admission::Admission;
 use crate::matches::cache::{Cache, Ended};
@@ -16,12 +17,10 @@ use crate::matches::gauges;
 use crate::matches::handoff::Handoff;
 use crate::matches::hub::Hub;
 use crate::matches::limits::MatchLimits;
-use crate::matches::model::status_of;
 use crate::matches::pool::BotPool;
 use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
-use crate::pb;
 use crate::store::{Damaged, Opened, Store};
 
 /// The Matches service.
@@ -50,9 +49,11 @@ impl MatchesService {
         let mut driving = Vec::new();
         for s in opened.matches {
             let id = s.id.clone();
-            // Ended matches stay in the store (read back when asked for): only indexed.
-            let status = status_of(s.status, false);
-            if status != pb::MatchStatus::Active {
+            // Ended matches stay in the store (read back when asked for): only indexed. A
+            // status no match has is left to `resume`, whose checks set the match aside.
+            if let Some(status) = MatchStatus::from_code(s.status)
+                && status != MatchStatus::Active
+            {
                 // Ended before retention was recorded: its retention starts now.
                 let at = if s.ended_at_ms == 0 {
                     now_ms()
@@ -62,8 +63,8 @@ impl MatchesService {
                 ended.insert(id, Ended::stored(at, status));
                 continue;
             }
-            let max_iterations = limits.max_ismcts_iterations;
-            let m = match std::panic::catch_unwind(|| resume(s, max_iterations)) {
+            let bot_limits = limits.bot_limits();
+            let m = match std::panic::catch_unwind(|| resume(s, bot_limits)) {
                 Ok(Ok(m)) => m,
                 outcome => {
                     let what = match outcome {
@@ -80,7 +81,7 @@ impl MatchesService {
                     continue;
                 }
             };
-            if m.live.status != pb::MatchStatus::Active {
+            if m.live.status != MatchStatus::Active {
                 ended.insert(id, Ended::stored(m.live.ended_at_ms, m.live.status));
                 continue;
             }
@@ -106,7 +107,7 @@ impl MatchesService {
                 ended,
                 set_aside,
                 store.clone(),
-                limits.max_ismcts_iterations,
+                limits.bot_limits(),
             ),
             handoff: Handoff::default(),
             admission,
@@ -118,6 +119,7 @@ impl MatchesService {
         tracing::info!(
             bot_workers = hub.pool.workers(),
             max_ismcts_iterations = hub.limits.max_ismcts_iterations,
+            max_rollout_samples = hub.limits.max_rollout_samples,
             max_match_actions = hub.limits.max_match_actions,
             "bot workers started"
         );

@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use crate::clock::now_ms;
 use crate::convert::game_info;
-use crate::matches::bots::seat_bots;
+use crate::domain::MatchStatus;
 use crate::matches::model::{
     Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
-    seat_kind, status_of,
+    status_of,
 };
-use crate::pb;
+use crate::matches::seats::{BotLimits, seat_bots};
 use crate::store::check::{check, check_header};
 use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
 
@@ -24,7 +24,7 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
         id: meta.id.clone(),
         state: live.state.to_bytes(),
         seed: meta.seed,
-        seats: meta.seats.iter().map(|&k| k as i32).collect(),
+        seats: meta.seats.iter().map(|k| k.code()).collect(),
         seat_tokens: meta
             .seat_tokens
             .iter()
@@ -32,22 +32,30 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
             .collect(),
         owner_token: meta.owner_token.clone(),
         spectator_token: meta.spectator_token.clone(),
-        status: live.status as i32,
+        status: live.status.code(),
         resigned_seat: live.resigned_seat,
         ended_at_ms: live.ended_at_ms,
         ismcts_iterations: meta.ismcts_iterations,
+        bot_names: if meta.bot_names.iter().any(Option::is_some) {
+            meta.bot_names
+                .iter()
+                .map(|n| n.clone().unwrap_or_default())
+                .collect()
+        } else {
+            // As every match stored before seats could be any bot.
+            Vec::new()
+        },
     }
 }
 
 /// A match read from a store, checked ([`check`]: a damaged one is never served) and its
-/// history replayed to recount every viewer's move number; its IS-MCTS bots held to
-/// `max_iterations` a move.
+/// history replayed to recount every viewer's move number; its bots held to `limits`.
 ///
 /// # Errors
 /// What is wrong with the stored match, for the operator's log (the caller answers
 /// `DATA_LOSS`).
-pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, String> {
-    let final_state = check(&s)?;
+pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String> {
+    let (final_state, header) = check(&s)?;
     let game = final_state.game();
     // Recompute every viewer's move number by replaying the history (checked already).
     let n = game.num_players();
@@ -59,12 +67,16 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
             .apply(a)
             .map_err(|e| format!("the history does not replay: {e}"))?;
     }
-    let seats: Vec<pb::SeatKind> = s.seats.iter().map(|&k| seat_kind(k)).collect();
+    let seats = header.seats;
+    let bot_names: Vec<Option<String>> = (0..n)
+        .map(|i| s.bot_names.get(i).filter(|n| !n.is_empty()).cloned())
+        .collect();
     let meta = Meta {
         id: s.id,
         game: game_info(&game),
         seed: s.seed,
-        bots: seat_bots(&seats, &game, s.ismcts_iterations, max_iterations),
+        bots: seat_bots(&seats, &bot_names, &game, s.ismcts_iterations, limits)?,
+        bot_names,
         ismcts_iterations: s.ismcts_iterations,
         seat_tokens: s
             .seat_tokens
@@ -77,7 +89,7 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
     };
     let terminal = state.is_terminal();
     let live = Live {
-        status: status_of(s.status, terminal),
+        status: status_of(header.status, terminal),
         state,
         resigned_seat: s.resigned_seat,
         known,
@@ -85,7 +97,7 @@ pub(super) fn resume(s: StoredMatch, max_iterations: u32) -> Result<Match, Strin
     };
     let driving = bots_to_move(&meta, &live);
     let mut m = Match::new(Arc::new(meta), live, false);
-    if m.live.status == pb::MatchStatus::Active {
+    if m.live.status == MatchStatus::Active {
         m.driving = driving;
     } else if m.live.ended_at_ms == 0 {
         // Ended before retention was recorded: its retention starts now.
@@ -100,11 +112,11 @@ fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
     meta.seed == s.seed
         && meta.ismcts_iterations == s.ismcts_iterations
         && meta.seats.len() == s.seats.len()
-        && meta
-            .seats
-            .iter()
-            .zip(&s.seats)
-            .all(|(&a, &b)| a as i32 == b)
+        && meta.seats.iter().zip(&s.seats).all(|(a, &b)| a.code() == b)
+        && (0..meta.seats.len()).all(|i| {
+            meta.bot_names[i].as_deref().unwrap_or("")
+                == s.bot_names.get(i).map_or("", String::as_str)
+        })
         && meta.seat_tokens.len() == s.seat_tokens.len()
         && meta
             .seat_tokens
@@ -123,7 +135,7 @@ fn same_meta(meta: &Meta, s: &StoredMatch) -> bool {
 /// # Errors
 /// What is wrong with the stored match, for the operator's log (the caller answers
 /// `DATA_LOSS`).
-pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Result<(), String> {
+pub(super) fn adopt(m: &mut Match, loaded: Loaded, bot_limits: BotLimits) -> Result<(), String> {
     // Read without replaying: the cached state is the start of the stored one whenever its
     // game, options and rules version are the same (a match's never change, but a replica
     // of another release may write another rules version), and only the new actions are
@@ -138,7 +150,7 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Resul
     let new = record.history;
     let old = m.live.state.history();
     let mut moves = Moves::new(m.watched());
-    let mut live = if same_game
+    let (mut live, stored_status) = if same_game
         && new.len() >= old.len()
         && new[..old.len()] == old[..]
         && same_meta(&m.meta, &loaded.stored)
@@ -148,23 +160,24 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, max_iterations: u32) -> Resul
             apply_counted(&mut live, a, true, &mut moves)
                 .map_err(|e| format!("the state does not decode or replay: action {a}: {e}"))?;
         }
-        check_header(&loaded.stored, &game, live.state.is_terminal())?;
-        live
+        let header = check_header(&loaded.stored, &game, live.state.is_terminal())?;
+        (live, header.status)
     } else {
         // Histories only grow; a match replaced wholesale is resumed from scratch (its
         // watchers see the next change).
         tracing::warn!(match_id = %m.meta.id, "a stored match is not an extension of its cached copy");
-        let resumed = resume(loaded.stored.clone(), max_iterations)?;
+        let resumed = resume(loaded.stored.clone(), bot_limits)?;
         if !same_meta(&m.meta, &loaded.stored) {
             // Tokens or seats changed: the cached facts are replaced too.
             m.meta = resumed.meta;
         }
-        resumed.live
+        let status = resumed.live.status;
+        (resumed.live, status)
     };
-    let status = status_of(loaded.stored.status, live.state.is_terminal());
-    let ended_early = status != pb::MatchStatus::Active
-        && status != pb::MatchStatus::Finished
-        && live.status == pb::MatchStatus::Active;
+    let status = status_of(stored_status, live.state.is_terminal());
+    let ended_early = status != MatchStatus::Active
+        && status != MatchStatus::Finished
+        && live.status == MatchStatus::Active;
     live.status = status;
     live.resigned_seat = loaded.stored.resigned_seat;
     live.ended_at_ms = loaded.stored.ended_at_ms;
@@ -201,7 +214,7 @@ pub(super) fn extend(
     if m.stale
         || m.version + 1 != version
         || m.live.state.move_number() as u64 != from
-        || m.live.status != pb::MatchStatus::Active
+        || m.live.status != MatchStatus::Active
     {
         return Err(format!(
             "the notice is for version {} at move {from}; the copy is at version {} move {}",
@@ -215,7 +228,7 @@ pub(super) fn extend(
     for &a in actions {
         apply_counted(&mut live, a, true, &mut moves).map_err(|e| format!("action {a}: {e}"))?;
     }
-    if live.status != pb::MatchStatus::Active {
+    if live.status != MatchStatus::Active {
         return Err("the actions end the match, which a notice never tells".into());
     }
     m.live = live;

@@ -5,9 +5,12 @@
 use cardhouse::{Action, AnyState, Player, Viewer};
 
 use crate::auth::{hash_token, same};
-use crate::convert::{json_to_struct, player_legal_actions, player_to_pb};
+use crate::convert::{
+    json_to_struct, player_legal_actions, player_to_pb, seat_to_pb, status_to_pb,
+};
+use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Meta};
+use crate::matches::model::{Live, Meta, NoticeKind};
 use crate::pb;
 
 /// What a token of a match stands for.
@@ -63,14 +66,14 @@ pub(super) fn match_view_with(
         Role::Owner => (pb::Role::Owner, 0, live.known[n]),
         Role::Spectator => (pb::Role::Spectator, 0, live.known[n]),
     };
-    let my_turn = live.status == pb::MatchStatus::Active
+    let my_turn = live.status == MatchStatus::Active
         && matches!(role, Role::Seat(s) if state.current_player() == Player::Seat(s));
     let legal_actions = if my_turn {
         player_legal_actions(state)
     } else {
         Vec::new()
     };
-    let current = if live.status == pb::MatchStatus::Active {
+    let current = if live.status == MatchStatus::Active {
         state.current_player()
     } else {
         Player::Terminal
@@ -80,7 +83,7 @@ pub(super) fn match_view_with(
         game: with_view.then(|| meta.game.clone()),
         role: pb_role as i32,
         seat: matches!(role, Role::Seat(_)).then_some(seat as u32),
-        status: live.status as i32,
+        status: status_to_pb(live.status) as i32,
         current_player: Some(player_to_pb(current)),
         move_number: known,
         legal_actions,
@@ -90,9 +93,22 @@ pub(super) fn match_view_with(
             None
         },
         returns: state.returns().to_vec(),
-        seats: meta.seats.iter().map(|&k| k as i32).collect(),
+        seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
+        bots: bot_names(meta),
         resigned_seat: live.resigned_seat,
     })
+}
+
+/// The bot of each bot seat, by seat, as its name (`heuristic`, `ismcts:200`, `policy:jass`).
+pub(super) fn bot_names(meta: &Meta) -> std::collections::HashMap<u32, String> {
+    meta.bots
+        .iter()
+        .enumerate()
+        .filter_map(|(s, b)| {
+            // The bot as it plays (held to the server's limits), not only as asked.
+            b.as_ref().map(|bot| (s as u32, bot.to_string()))
+        })
+        .collect()
 }
 
 /// The full view of `live` for `role`.
@@ -123,7 +139,20 @@ pub(super) fn event(
     after: &Live,
     light: bool,
 ) -> Result<(pb::WatchResponse, bool), ApiError> {
-    let ended = after.status != pb::MatchStatus::Active;
+    event_with(meta, role, actor, None, text, after, light)
+}
+
+/// [`event`], for a notice about a seat (`notice`) or an action (`actor`).
+pub(super) fn event_with(
+    meta: &Meta,
+    role: Role,
+    actor: Option<Player>,
+    notice: Option<(usize, NoticeKind)>,
+    text: String,
+    after: &Live,
+    light: bool,
+) -> Result<(pb::WatchResponse, bool), ApiError> {
+    let ended = after.status != MatchStatus::Active;
     let whole = !light || ended || after.state.deal_outcome().is_some();
     let view = match_view_with(meta, after, role, whole)?;
     Ok((
@@ -132,8 +161,30 @@ pub(super) fn event(
                 actor: actor.map(player_to_pb),
                 text,
                 view: Some(view),
+                notice: notice.map(|(seat, kind)| pb::SeatNotice {
+                    seat: Some(seat as u32),
+                    kind: notice_to_pb(kind) as i32,
+                }),
             })),
         },
         ended,
     ))
+}
+
+/// A notice's kind as the API's.
+fn notice_to_pb(kind: NoticeKind) -> pb::SeatNoticeKind {
+    match kind {
+        NoticeKind::TimedOut => pb::SeatNoticeKind::TimedOut,
+        NoticeKind::Away => pb::SeatNoticeKind::Away,
+        NoticeKind::Back => pb::SeatNoticeKind::Back,
+    }
+}
+
+/// The text of a notice about `seat`, as every viewer reads it.
+pub(super) fn notice_text(seat: usize, kind: NoticeKind) -> String {
+    match kind {
+        NoticeKind::TimedOut => format!("seat {seat}'s time ran out"),
+        NoticeKind::Away => format!("seat {seat} is away: its bot plays for it"),
+        NoticeKind::Back => format!("seat {seat} is back"),
+    }
 }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
 use tonic::Status;
 
+use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
 use crate::matches::model::{Change, Meta, step};
-use crate::matches::views::{Role, event, match_view, role_of, text_for};
+use crate::matches::views::{Role, event, event_with, match_view, notice_text, role_of, text_for};
 use crate::pb;
 
 /// `Watch`: the viewer's snapshot, then its events (with `light`, their views without the
@@ -41,7 +42,7 @@ pub(super) async fn watch(
             },
             snapshot,
             m.changes.subscribe(),
-            m.live.status != pb::MatchStatus::Active,
+            m.live.status != MatchStatus::Active,
         )
     };
     let (tx, out) = mpsc::channel(64);
@@ -137,6 +138,16 @@ async fn send_change(
                 }
             }
             false
+        }
+        Change::Notice { after, seat, kind } => {
+            let text = notice_text(*seat, *kind);
+            match guard(|| event_with(meta, role, None, Some((*seat, *kind)), text, after, light)) {
+                Ok((event, ended)) => tx.send(Ok(event)).await.is_err() || ended,
+                Err(e) => {
+                    let _ = tx.send(Err(e.into())).await;
+                    true
+                }
+            }
         }
         Change::Ended { after, text } => {
             match guard(|| event(meta, role, None, text.clone(), after, light)) {

@@ -6,11 +6,11 @@
 //! so a server without metrics pays nothing measurable. The metrics are the process's
 //! (several servers in one process add up), in one registry of their own.
 //!
-//! | file | owns |
-//! |---|---|
-//! | `mod.rs` | the registry, the recording functions the rest of the server calls, scrape hooks |
-//! | `grpc.rs` | the tower layer counting requests and their latency per method and code |
-//! | `http.rs` | the `/metrics` listener |
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `mod.rs` | the registry, the recording functions the rest of the server calls, scrape hooks | `grpc` |
+//! | `grpc.rs` | the tower layer counting requests and their latency per method and code | `mod.rs` |
+//! | `http.rs` | the `/metrics` listener | `mod.rs` |
 //!
 //! Every series, its type and labels are listed in `service/README.md` ("Metrics"); the
 //! Grafana dashboard `deploy/grafana-dashboard.json` draws them.
@@ -37,7 +37,7 @@ use prometheus::{
     TextEncoder,
 };
 
-use crate::pb;
+use crate::domain::MatchStatus;
 
 /// The metrics, once [`install`]ed.
 static METRICS: OnceLock<Metrics> = OnceLock::new();
@@ -323,14 +323,12 @@ pub fn match_created(game: &str) {
 
 /// A committed change took a match of `game` from status `from` to `to`: counts the match
 /// as ended when it leaves `Active`.
-pub fn status_changed(game: &str, from: pb::MatchStatus, to: pb::MatchStatus) {
-    if from != pb::MatchStatus::Active || to == pb::MatchStatus::Active {
+pub fn status_changed(game: &str, from: MatchStatus, to: MatchStatus) {
+    if from != MatchStatus::Active || to == MatchStatus::Active {
         return;
     }
     if let Some(m) = get() {
-        m.matches_ended
-            .with_label_values(&[game, status_label(to)])
-            .inc();
+        m.matches_ended.with_label_values(&[game, to.word()]).inc();
     }
 }
 
@@ -344,16 +342,6 @@ pub fn matches_abandoned(n: usize) {
         m.matches_ended
             .with_label_values(&["unknown", "aborted"])
             .inc_by(n as u64);
-    }
-}
-
-fn status_label(s: pb::MatchStatus) -> &'static str {
-    match s {
-        pb::MatchStatus::Finished => "finished",
-        pb::MatchStatus::Resigned => "resigned",
-        pb::MatchStatus::Aborted => "aborted",
-        pb::MatchStatus::Active => "active",
-        pb::MatchStatus::Unspecified => "unknown",
     }
 }
 

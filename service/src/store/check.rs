@@ -1,6 +1,7 @@
 //! What a stored match must be to be served: [`check`] (the whole match, its history
 //! replayed) and [`check_header`] (its fixed facts and status against a known game), used by
-//! every backend when it reads a match and by the match service when it resumes one.
+//! every backend when it reads a match and by the match service when it resumes one. Both
+//! decode the stored codes into the match's own terms ([`Header`]).
 //!
 //! A match that fails is **damaged**: it is never served, changed or deleted; every request
 //! for it is `DATA_LOSS`, and where it was found (a file, or a table and row) and what is
@@ -8,22 +9,33 @@
 //! trusts a stored match completely (seat indices, token comparisons, bot budgets): without
 //! them an edited or flipped record panicked a request, or set a bot thinking for days.
 
+use cardhouse::bots::BotKind;
 use cardhouse::{AnyGame, AnyState};
 
-use crate::pb;
+use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::store::{STORED_FORMAT, StoredMatch};
 
 /// The most IS-MCTS iterations a move a stored match may ask for: the API's maximum
 /// (`CreateMatch` refuses more).
 pub const MAX_ISMCTS_ITERATIONS: u32 = 100_000;
 
+/// The stored codes of a match that passed [`check_header`], decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Who plays each seat.
+    pub seats: Vec<Seat>,
+    /// The status as stored (an active match whose state is over is read as finished by the
+    /// match service: its last moves were logged, its final header not yet written).
+    pub status: MatchStatus,
+}
+
 /// The match's state, decoded and replayed (the engine's checked `apply` for every action of
-/// its history, its options validated), if everything else about `m` is possible too (see
-/// [`check_header`]).
+/// its history, its options validated), and its decoded header, if everything else about
+/// `m` is possible too (see [`check_header`]).
 ///
 /// # Errors
 /// What is wrong, in words for the operator's log.
-pub fn check(m: &StoredMatch) -> Result<AnyState, String> {
+pub fn check(m: &StoredMatch) -> Result<(AnyState, Header), String> {
     if m.format != STORED_FORMAT {
         return Err(format!(
             "stored format {} is not {STORED_FORMAT}, the one this server reads",
@@ -32,16 +44,17 @@ pub fn check(m: &StoredMatch) -> Result<AnyState, String> {
     }
     let state = cardhouse::state_from_bytes(&m.state)
         .map_err(|e| format!("the state does not decode or replay: {e}"))?;
-    check_header(m, &state.game(), state.is_terminal())?;
-    Ok(state)
+    let header = check_header(m, &state.game(), state.is_terminal())?;
+    Ok((state, header))
 }
 
 /// Checks everything about `m` but its state: its format, seats, tokens, status, resigned
-/// seat and bot budget, for a match of `game` whose state is (or is not) `terminal`.
+/// seat and bot budget, for a match of `game` whose state is (or is not) `terminal`; returns
+/// its seats and status decoded.
 ///
 /// # Errors
 /// What is wrong, in words for the operator's log.
-pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<(), String> {
+pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<Header, String> {
     if m.format != STORED_FORMAT {
         return Err(format!(
             "stored format {} is not {STORED_FORMAT}, the one this server reads",
@@ -62,25 +75,43 @@ pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<(
             m.seat_tokens.len()
         ));
     }
-    for (seat, (&kind, token)) in m.seats.iter().zip(&m.seat_tokens).enumerate() {
-        match pb::SeatKind::try_from(kind) {
-            Ok(pb::SeatKind::Human) if token.is_empty() => {
+    let mut seats = Vec::with_capacity(n);
+    for (seat, (&code, token)) in m.seats.iter().zip(&m.seat_tokens).enumerate() {
+        let kind = Seat::from_code(code)
+            .ok_or_else(|| format!("seat {seat} has an unknown seat kind ({code})"))?;
+        match kind {
+            Seat::Human if token.is_empty() => {
                 return Err(format!("seat {seat} is human but has no token"));
             }
-            Ok(pb::SeatKind::Human) if !is_token_hash(token) => {
+            Seat::Human if !is_token_hash(token) => {
                 return Err(format!("the token of seat {seat} is not a SHA-256 hash"));
             }
-            Ok(pb::SeatKind::Human) => {}
-            Ok(pb::SeatKind::RandomBot | pb::SeatKind::HeuristicBot | pb::SeatKind::IsmctsBot)
-                if !token.is_empty() =>
-            {
+            Seat::Bot(_) if !token.is_empty() => {
                 return Err(format!("seat {seat} is a bot but has a token"));
             }
-            Ok(pb::SeatKind::RandomBot | pb::SeatKind::HeuristicBot | pb::SeatKind::IsmctsBot) => {}
-            Ok(pb::SeatKind::Unspecified) | Err(_) => {
-                return Err(format!("seat {seat} has an unknown seat kind ({kind})"));
-            }
+            Seat::Human | Seat::Bot(_) => {}
         }
+        let name = m.bot_names.get(seat).map_or("", String::as_str);
+        match kind {
+            Seat::Bot(BotSeat::Named) => {
+                let bot: BotKind = name
+                    .parse()
+                    .map_err(|e| format!("seat {seat} is played by {name:?}, not a bot: {e}"))?;
+                bot.check_game(game)
+                    .map_err(|e| format!("seat {seat}'s bot {name:?} cannot play: {e}"))?;
+            }
+            _ if !name.is_empty() => {
+                return Err(format!("seat {seat} is not a named bot but has a bot name"));
+            }
+            _ => {}
+        }
+        seats.push(kind);
+    }
+    if !m.bot_names.is_empty() && m.bot_names.len() != n {
+        return Err(format!(
+            "{} bot names in the header for {n} seats",
+            m.bot_names.len()
+        ));
     }
     for (name, token) in [("owner", &m.owner_token), ("spectator", &m.spectator_token)] {
         if !is_token_hash(token) {
@@ -93,27 +124,26 @@ pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<(
             m.ismcts_iterations
         ));
     }
-    let status = pb::MatchStatus::try_from(m.status)
-        .ok()
-        .filter(|s| *s != pb::MatchStatus::Unspecified)
+    let status = MatchStatus::from_code(m.status)
         .ok_or_else(|| format!("unknown match status {}", m.status))?;
     // An active match may hold a finished state: its last moves were logged and the crash
     // came before its final header was written (the status is then read as finished).
-    if status == pb::MatchStatus::Finished && !terminal {
+    if status == MatchStatus::Finished && !terminal {
         return Err("the status is finished but the game is not over".into());
     }
     match (status, m.resigned_seat) {
-        (pb::MatchStatus::Resigned, Some(seat)) if seat as usize >= n => {
+        (MatchStatus::Resigned, Some(seat)) if seat as usize >= n => {
             Err(format!("resigned seat {seat} is out of range ({n} seats)"))
         }
-        (pb::MatchStatus::Resigned, Some(_)) => Ok(()),
-        (pb::MatchStatus::Resigned, None) => Err("resigned, but no resigned seat".into()),
+        (MatchStatus::Resigned, Some(_)) => Ok(()),
+        (MatchStatus::Resigned, None) => Err("resigned, but no resigned seat".into()),
         (_, Some(seat)) => Err(format!(
             "resigned seat {seat} with status {}",
-            status.as_str_name()
+            status.log_name()
         )),
         (_, None) => Ok(()),
-    }
+    }?;
+    Ok(Header { seats, status })
 }
 
 /// Whether `token` is a token as stored: `sha256:` and 64 lowercase hex digits (see
@@ -140,14 +170,15 @@ mod tests {
             id: "m".into(),
             state: game.new_initial_state().to_bytes(),
             seed: 1,
-            seats: vec![pb::SeatKind::Human as i32, pb::SeatKind::RandomBot as i32],
+            seats: vec![Seat::Human.code(), Seat::Bot(BotSeat::Random).code()],
             seat_tokens: vec![hash_token("seat"), String::new()],
             owner_token: hash_token("owner"),
             spectator_token: hash_token("spectator"),
-            status: pb::MatchStatus::Active as i32,
+            status: MatchStatus::Active.code(),
             resigned_seat: None,
             ended_at_ms: 0,
             ismcts_iterations: 0,
+            bot_names: Vec::new(),
         }
     }
 
@@ -160,9 +191,16 @@ mod tests {
 
     #[test]
     fn a_valid_match_passes() {
-        check(&valid()).expect("valid");
+        let (_, header) = check(&valid()).expect("valid");
+        assert_eq!(
+            header,
+            Header {
+                seats: vec![Seat::Human, Seat::Bot(BotSeat::Random)],
+                status: MatchStatus::Active
+            }
+        );
         let mut m = valid();
-        m.status = pb::MatchStatus::Resigned as i32;
+        m.status = MatchStatus::Resigned.code();
         m.resigned_seat = Some(1);
         m.ismcts_iterations = MAX_ISMCTS_ITERATIONS;
         check(&m).expect("resigned");
@@ -177,7 +215,7 @@ mod tests {
         );
         fails(
             |m| {
-                m.seats.extend([pb::SeatKind::Human as i32, 2]);
+                m.seats.extend([Seat::Human.code(), 2]);
                 m.seat_tokens.extend([hash_token("x"), String::new()]);
             },
             "4 seats in the header; klaberjass has 2",
@@ -208,16 +246,16 @@ mod tests {
         fails(|m| m.status = 0, "unknown match status 0");
         fails(|m| m.status = 17, "unknown match status 17");
         fails(
-            |m| m.status = pb::MatchStatus::Finished as i32,
+            |m| m.status = MatchStatus::Finished.code(),
             "the game is not over",
         );
         fails(
-            |m| m.status = pb::MatchStatus::Resigned as i32,
+            |m| m.status = MatchStatus::Resigned.code(),
             "no resigned seat",
         );
         fails(
             |m| {
-                m.status = pb::MatchStatus::Resigned as i32;
+                m.status = MatchStatus::Resigned.code();
                 m.resigned_seat = Some(2);
             },
             "resigned seat 2 is out of range",

@@ -8,6 +8,16 @@
 //! | data directory | [`local`] | a redb database and a move log, one server |
 //! | PostgreSQL | [`pg`] | a database shared by any number of replicas |
 //!
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `mod.rs` | the contract: [`MatchStore`], [`SharedStore`], [`Store`], [`Ack`], the errors | `record` |
+//! | `record.rs` | [`StoredMatch`], the record every backend keeps, and its migrations | — |
+//! | `check.rs` | what a stored match must be to be served; its seats and status decoded | `mod.rs` |
+//! | `open.rs` | [`open::StoreConfig`] (each backend's settings) to a backend: the only file naming them all | `local`, `memory`, `mod.rs`, `pg` |
+//! | `memory.rs` | keeps nothing (tests) | `mod.rs` |
+//! | `local/` | the data directory (folder) | `check`, `mod.rs` |
+//! | `pg/` | PostgreSQL (folder) | `mod.rs` |
+//!
 //! # The contract every store keeps
 //!
 //! The match service writes through [`MatchStore`]: `submit_create` (a new match),
@@ -70,6 +80,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use crate::domain::{MatchStatus, Seat};
 use crate::metrics::{CommitTimer, StoreFailure, StoreOp, store_commit};
 
 pub use record::{STORED_FORMAT, StoredMatch};
@@ -396,10 +407,11 @@ pub struct Listed {
     pub id: String,
     /// Game name (empty if the stored state does not say).
     pub game: String,
-    /// `pb::SeatKind` per seat.
-    pub seats: Vec<i32>,
-    /// `pb::MatchStatus`.
-    pub status: i32,
+    /// Who plays each seat (`None`: a stored code no seat has, in a damaged header; no seats
+    /// if the header does not decode).
+    pub seats: Vec<Option<Seat>>,
+    /// The status (`None`: a stored code no status has, in a damaged row).
+    pub status: Option<MatchStatus>,
     /// Actions in the match's history.
     pub actions: u64,
     /// Bots or chance are to move.

@@ -19,7 +19,7 @@ pub struct StoredMatch {
     pub state: Vec<u8>,
     #[prost(uint64, tag = "4")]
     pub seed: u64,
-    /// `pb::SeatKind` per seat.
+    /// Who plays each seat: [`Seat::code`](crate::domain::Seat::code) per seat.
     #[prost(int32, repeated, tag = "5")]
     pub seats: Vec<i32>,
     /// Hash of the token per seat ([`crate::auth::hash_token`]); empty for bot seats. Format
@@ -30,7 +30,7 @@ pub struct StoredMatch {
     pub owner_token: String,
     #[prost(string, tag = "8")]
     pub spectator_token: String,
-    /// `pb::MatchStatus`.
+    /// [`MatchStatus::code`](crate::domain::MatchStatus::code).
     #[prost(int32, tag = "9")]
     pub status: i32,
     #[prost(uint32, optional, tag = "10")]
@@ -41,6 +41,11 @@ pub struct StoredMatch {
     /// Iterations per move of IS-MCTS bot seats (0: the default).
     #[prost(uint32, tag = "12")]
     pub ismcts_iterations: u32,
+    /// The bot's name per seat of kind [`BotSeat::Named`](crate::domain::BotSeat::Named)
+    /// (`rollout:64`, `policy:jass`); empty for the other seats (and every seat of a match
+    /// stored before seats could be any bot: the list is then empty).
+    #[prost(string, repeated, tag = "13")]
+    pub bot_names: Vec<String>,
 }
 
 impl StoredMatch {

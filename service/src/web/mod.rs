@@ -10,6 +10,12 @@
 //!    other origins cannot read answers);
 //! 3. gRPC-Web requests (HTTP/1.1 or HTTP/2) are translated to gRPC by `tonic-web`; plain
 //!    gRPC over HTTP/2 passes through unchanged.
+//!
+//! | file | owns | may call |
+//! |---|---|---|
+//! | `mod.rs` | the layer and its configuration ([`WebConfig`]) | `assets`, `origin` |
+//! | `assets.rs` | the web table's files, embedded, served on GET and HEAD | — |
+//! | `origin.rs` | an origin allowed to call the server (`--cors-origin`) | — |
 
 mod assets;
 mod origin;

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 
 use cardhouse_server::pb::engine_client::EngineClient;
 use cardhouse_server::pb::matches_client::MatchesClient;
-use cardhouse_server::{Config, StoreConfig, serve};
+use cardhouse_server::{Config, DirConfig, StoreConfig, serve};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
@@ -49,7 +49,7 @@ impl TestServer {
 
     pub async fn on_disk(dir: &std::path::Path) -> TestServer {
         TestServer::start(Config {
-            store: StoreConfig::Dir(dir.to_owned()),
+            store: StoreConfig::Dir(DirConfig::new(dir)),
             ..Config::default()
         })
         .await

@@ -176,6 +176,7 @@ async fn errors_map_to_status_codes() {
             seed: None,
             seats: vec![],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap_err();
@@ -187,6 +188,7 @@ async fn errors_map_to_status_codes() {
             seed: None,
             seats: vec![pb::SeatKind::Human as i32; 3],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap_err();
@@ -224,6 +226,7 @@ async fn errors_map_to_status_codes() {
             seed: None,
             seats: vec![],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap_err();

@@ -5,12 +5,14 @@
 //! One test binary, a module per concern; the match helpers and the engine replay of a
 //! record are here.
 
+mod bots;
 #[path = "../common/mod.rs"]
 mod common;
 mod concurrency;
 mod errors;
 mod isolation;
 mod play;
+mod watch;
 
 use std::collections::HashMap;
 
@@ -51,6 +53,7 @@ async fn create(
             seed: Some(seed),
             seats: seats.into_iter().map(|k| k as i32).collect(),
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap()

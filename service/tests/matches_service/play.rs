@@ -74,6 +74,7 @@ async fn heuristic_and_ismcts_bot_seats_play_deterministically() {
                     pb::SeatKind::HeuristicBot as i32,
                 ],
                 ismcts_iterations: Some(10),
+                bots: Default::default(),
             })
             .await
             .unwrap()

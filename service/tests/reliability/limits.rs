@@ -63,6 +63,7 @@ async fn ended_matches_leave_after_their_retention_period() {
         seed: Some(3),
         seats: vec![pb::SeatKind::RandomBot as i32; 4],
         ismcts_iterations: None,
+        bots: Default::default(),
     };
     let r = c.create_match(all_bots()).await.unwrap().into_inner();
     let record = |id: String| pb::GetRecordRequest {
@@ -124,6 +125,7 @@ async fn long_all_bot_matches_run_in_the_background_and_their_record_comes_in_pa
             seed: Some(11),
             seats: vec![pb::SeatKind::RandomBot as i32; 4],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .unwrap()

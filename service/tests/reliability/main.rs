@@ -67,6 +67,7 @@ async fn create(client: &mut MatchesClient<Channel>, seed: u64) -> Game {
                 pb::SeatKind::RandomBot as i32,
             ],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await
         .expect("create")

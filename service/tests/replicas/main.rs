@@ -43,9 +43,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cardhouse::bots::{BotKind, IsmctsConfig};
+use cardhouse::seeds;
 use cardhouse::{Action, AnyState, OptionValue, Player, Rng, SeededRng, Viewer};
 use cardhouse_server::convert::{json_to_struct, player_legal_actions, struct_to_json};
-use cardhouse_server::engine_service::mix;
 use cardhouse_server::pb;
 use cardhouse_server::pb::matches_client::MatchesClient;
 use common::authed;
@@ -56,9 +56,6 @@ use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 type Client = MatchesClient<Channel>;
-
-/// Salt of bot choices, as in `service/src/matches/bots.rs` (fixed: stored matches depend on it).
-const BOT_SALT: u64 = 0xB07B_07B0_7B07_B07B;
 
 /// IS-MCTS iterations per move of every match created here (few: the tests run in debug).
 const ISMCTS_ITERATIONS: u32 = 8;
@@ -181,12 +178,12 @@ impl Sim {
             let action = match self.state.current_player() {
                 Player::Terminal => return,
                 Player::Chance => {
-                    let mut rng = SeededRng::new(mix(self.seed, mn));
+                    let mut rng = SeededRng::new(seeds::move_chance(self.seed, mn));
                     sample(&self.state.chance_outcomes().unwrap(), &mut rng)
                 }
                 Player::Seat(s) => {
                     let Some(bot) = &self.bots[s] else { return };
-                    let mut rng = SeededRng::new(mix(self.seed ^ BOT_SALT, mn));
+                    let mut rng = SeededRng::new(seeds::move_bot(self.seed, mn));
                     match bot {
                         BotKind::Random => self.state.legal_actions().choose(&mut rng).unwrap(),
                         bot => self
@@ -302,6 +299,7 @@ async fn try_create(
             seed: Some(seed),
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: Some(ISMCTS_ITERATIONS),
+            bots: Default::default(),
         })
         .await?
         .into_inner();

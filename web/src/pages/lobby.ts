@@ -1,31 +1,56 @@
 // Create a match: the game, its options, who plays each seat.
 import { create } from "@bufbuild/protobuf";
-import type { OptionSpec } from "../gen/cardhouse/v1/game_pb";
+import type { GameDescription, OptionSpec } from "../gen/cardhouse/v1/game_pb";
 import { OptionKind } from "../gen/cardhouse/v1/game_pb";
 import { CreateMatchRequestSchema, SeatKind } from "../gen/cardhouse/v1/matches_pb";
-import { describeError, engine, matches } from "../api";
+import { describeError, matches } from "../api";
 import { h } from "../dom";
-import { SEAT_KINDS } from "../format";
+import { describeGame, listGames } from "../games";
 import { matchLink, rememberLinks } from "./links";
 
-const GAMES = ["jass", "klaberjass", "cribbage", "avinas"];
-
-/** Seats of a game under its options (Cribbage: its `players` option). */
-export function seatCount(game: string, options: Record<string, string>): number {
-  if (game === "cribbage") return Number(options.players ?? "2") || 2;
-  return game === "klaberjass" ? 2 : 4;
-}
+/** The seat choice of a person (every other choice is a bot's name). */
+const HUMAN = "human";
 
 export function lobbyPage(root: HTMLElement): () => void {
+  // The games and their options, from the server (DescribeGames); until they arrive, or if
+  // the server cannot describe them, nothing can be created.
+  let games: string[] = [];
   let specs = new Map<string, OptionSpec[]>();
-  let game = "klaberjass";
+  /** The bots that can play each game, by name (its description's `bots`). */
+  let botsOf = new Map<string, string[]>();
+  let game = "";
   const values: Record<string, string> = {};
-  let seats: SeatKind[] = [];
+  /** Seats of the chosen game under the chosen options, as the server describes it. */
+  let seatCount = 0;
+  /** Who plays each seat: `human`, or a bot's name. */
+  let seats: string[] = [];
   let error = "";
+
+  /** Whether the seat count is being asked again (no match is created meanwhile). */
+  let pending = false;
+
+  /** Asks the server how many seats the game has under the options now chosen. */
+  const describe = () => {
+    const asked = { game, options: { ...values } };
+    pending = true;
+    describeGame(asked.game, asked.options)
+      .then((d) => {
+        if (asked.game !== game || JSON.stringify(asked.options) !== JSON.stringify(values)) return;
+        seatCount = d.info?.numPlayers ?? 0;
+        pending = false;
+        error = "";
+        render();
+      })
+      .catch((e) => {
+        error = describeError(e);
+        render();
+      });
+  };
 
   const optionInput = (spec: OptionSpec): HTMLElement => {
     const set = (e: Event) => {
       values[spec.name] = (e.target as HTMLInputElement).value;
+      describe();
       render();
     };
     const value = values[spec.name] ?? spec.defaultValue;
@@ -40,8 +65,10 @@ export function lobbyPage(root: HTMLElement): () => void {
   };
 
   const render = () => {
-    const n = seatCount(game, values);
-    seats = Array.from({ length: n }, (_, i) => seats[i] ?? (i === 0 ? SeatKind.HUMAN : SeatKind.HEURISTIC_BOT));
+    const n = seatCount;
+    // The choices made stay when the seat count changes (and while it is 0: a new game).
+    if (n > 0) seats = Array.from({ length: n }, (_, i) => seats[i] ?? (i === 0 ? HUMAN : "heuristic"));
+    const choices = [HUMAN, ...(botsOf.get(game) ?? [])];
     const gameSpecs = specs.get(game);
     root.replaceChildren(
       h(
@@ -52,21 +79,21 @@ export function lobbyPage(root: HTMLElement): () => void {
           "form",
           { id: "create", onsubmit: (e: Event) => { e.preventDefault(); void submit(); } },
           h("label", { class: "option" }, h("span", {}, "game"),
-            h("select", { name: "game", onchange: (e: Event) => { game = (e.target as HTMLSelectElement).value; clear(values); render(); } },
-              GAMES.map((g) => h("option", { value: g, selected: g === game }, g)))),
+            h("select", { name: "game", onchange: (e: Event) => { game = (e.target as HTMLSelectElement).value; clear(values); seatCount = 0; describe(); render(); } },
+              games.map((g) => h("option", { value: g, selected: g === game }, g)))),
           h("fieldset", {}, h("legend", {}, "options"),
             gameSpecs
               ? gameSpecs.map(optionInput)
               : h("label", { class: "option" }, h("span", {}, "options (key=value, comma-separated)"),
                   h("input", { name: "options-text", value: Object.entries(values).map(([k, v]) => `${k}=${v}`).join(","),
-                    onchange: (e: Event) => { parseOptions((e.target as HTMLInputElement).value); render(); } }))),
+                    onchange: (e: Event) => { parseOptions((e.target as HTMLInputElement).value); describe(); render(); } }))),
           h("fieldset", {}, h("legend", {}, "seats"),
-            seats.map((kind, i) =>
+            seats.slice(0, n).map((kind, i) =>
               h("label", { class: "option" }, h("span", {}, `seat ${i}`),
-                h("select", { name: `seat-${i}`, onchange: (e: Event) => { seats[i] = Number((e.target as HTMLSelectElement).value) as SeatKind; } },
-                  SEAT_KINDS.map((k) => h("option", { value: k.kind, selected: k.kind === kind }, k.label)))))),
+                h("select", { name: `seat-${i}`, onchange: (e: Event) => { seats[i] = (e.target as HTMLSelectElement).value; } },
+                  choices.map((c) => h("option", { value: c, selected: c === kind }, c)))))),
           h("label", { class: "option" }, h("span", {}, "seed (optional)"), h("input", { name: "seed", inputmode: "numeric", pattern: "[0-9]*" })),
-          h("button", { type: "submit", class: "primary" }, "Create match"),
+          h("button", { type: "submit", class: "primary", disabled: seatCount === 0 || pending }, "Create match"),
         ),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
       ),
@@ -99,7 +126,13 @@ export function lobbyPage(root: HTMLElement): () => void {
     error = "";
     try {
       const res = await matches.createMatch(
-        create(CreateMatchRequestSchema, { game, options, seats, seed: seed === "" ? undefined : BigInt(seed) }),
+        create(CreateMatchRequestSchema, {
+          game,
+          options,
+          seats: seats.map((s) => (s === HUMAN ? SeatKind.HUMAN : SeatKind.BOT)),
+          bots: Object.fromEntries(seats.flatMap((s, i) => (s === HUMAN ? [] : [[i, s]]))),
+          seed: seed === "" ? undefined : BigInt(seed),
+        }),
       );
       rememberLinks(res.matchId, {
         seats: res.seatTokens.map((t) => ({ seat: t.seat ?? 0, token: t.token })),
@@ -115,15 +148,23 @@ export function lobbyPage(root: HTMLElement): () => void {
   };
 
   render();
-  // The options of each game, from the Engine service when the server offers it.
-  engine
-    .listGames({})
-    .then((res) => {
-      specs = new Map(res.games.map((g) => [g.info?.name ?? "", g.optionSpecs]));
+  listGames()
+    .then((described) => {
+      games = described.map((g) => g.info?.name ?? "").filter((n) => n !== "");
+      specs = new Map(described.map((g) => [g.info?.name ?? "", g.optionSpecs]));
+      botsOf = new Map(described.map((g) => [g.info?.name ?? "", g.bots]));
+      // First the game with the fewest seats (the quickest table to try).
+      const fewest = described.reduce<GameDescription | undefined>(
+        (best, g) => (best === undefined || (g.info?.numPlayers ?? 0) < (best.info?.numPlayers ?? 0) ? g : best),
+        undefined,
+      );
+      game = fewest?.info?.name ?? "";
+      describe();
       render();
     })
-    .catch(() => {
-      /* The Engine service is off or needs a credential: options are typed as text. */
+    .catch((e) => {
+      error = `the server did not list its games: ${describeError(e)}`;
+      render();
     });
   return () => {};
 }

@@ -3,13 +3,14 @@
 // Watch stream with one update per move it learns of; a seat's own moves go through Act.
 import { create } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
-import type { LegalAction } from "../gen/cardhouse/v1/game_pb";
+import type { CardNotation, LegalAction } from "../gen/cardhouse/v1/game_pb";
 import { PlayerKind } from "../gen/cardhouse/v1/game_pb";
 import type { MatchView } from "../gen/cardhouse/v1/matches_pb";
 import { ActRequestSchema, MatchStatus, Role } from "../gen/cardhouse/v1/matches_pb";
 import { bearer, describeError, isCode, matches } from "../api";
 import { h } from "../dom";
 import { roleLabel, statusLabel } from "../format";
+import { describeGame } from "../games";
 import { renderTable } from "../table";
 import { matchLink, recordLink, rememberedLinks } from "./links";
 
@@ -22,6 +23,8 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
   const abort = new AbortController();
   let view: MatchView | null = null;
   let gameName = "";
+  /** How the game writes its cards, once the server has described it. */
+  let cards: CardNotation | undefined;
   let busy = false;
   let error = "";
   let live: "connecting" | "live" | "ended" | "stopped" = "connecting";
@@ -37,7 +40,18 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
     // An ActResponse without include_view, or a trimmed event, lacks these: keep the last.
     if (v.view === undefined && keep?.view !== undefined) view.view = keep.view;
     if (v.game === undefined && keep?.game !== undefined) view.game = keep.game;
-    if (v.game !== undefined) gameName = v.game.name;
+    if (v.game !== undefined && gameName === "") {
+      gameName = v.game.name;
+      describeGame(v.game.name, v.game.options)
+        .then((d) => {
+          cards = d.cards;
+          render();
+        })
+        .catch((e) => {
+          error = describeError(e);
+          render();
+        });
+    }
   };
 
   const act = async (a: LegalAction) => {
@@ -152,9 +166,11 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
     const table = v.view
       ? renderTable({
           game: gameName,
+          cards,
           players: v.game?.numPlayers ?? v.seats.length,
           view: v.view,
           seats: v.seats,
+          bots: v.bots,
           me: v.seat,
           legal: mine ? v.legalActions : [],
           onAct: mine ? (a) => void act(a) : undefined,

@@ -5,17 +5,21 @@
 // steps are listed with the final position only.
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
+import type { CardNotation } from "../gen/cardhouse/v1/game_pb";
 import { PlayerKind } from "../gen/cardhouse/v1/game_pb";
 import { ViewerKind } from "../gen/cardhouse/v1/engine_pb";
 import type { GetRecordResponse, RecordStep } from "../gen/cardhouse/v1/matches_pb";
 import { bearer, describeError, engine, isCode, matches } from "../api";
 import { h } from "../dom";
 import { statusLabel } from "../format";
+import { describeGame } from "../games";
 import { renderTable } from "../table";
 import { matchLink } from "./links";
 
 export function recordPage(root: HTMLElement, matchId: string, token: string): () => void {
   let record: GetRecordResponse | null = null;
+  /** How the game writes its cards, as the server describes it. */
+  let cards: CardNotation | undefined;
   let steps: RecordStep[] = [];
   let at = 0; // steps applied
   let shown: JsonObject | undefined;
@@ -116,7 +120,7 @@ export function recordPage(root: HTMLElement, matchId: string, token: string): (
           h("div", {},
             !replay || at === steps.length ? h("p", { class: "table-caption" }, "The final position") : null,
             shown
-              ? renderTable({ game, players: r.game?.numPlayers ?? r.seats.length, view: shown, seats: r.seats, legal: [] })
+              ? renderTable({ game, cards, players: r.game?.numPlayers ?? r.seats.length, view: shown, seats: r.seats, legal: [] })
               : h("p", {}, loading ? "Replaying…" : "")),
           list),
       ),
@@ -131,7 +135,10 @@ export function recordPage(root: HTMLElement, matchId: string, token: string): (
       let from = 0n;
       for (;;) {
         const page = await matches.getRecord({ matchId, fromStep: from }, bearer(token));
-        record ??= page;
+        if (record === null) {
+          record = page;
+          if (page.game !== undefined) cards = (await describeGame(page.game.name, page.game.options)).cards;
+        }
         steps = steps.concat(page.steps);
         if (page.nextStep === undefined) break;
         from = page.nextStep;

@@ -1,21 +1,10 @@
 //! The bidding game's auction (§7.1, §7.2) and the sevens game's knock and double (§6.3,
 //! §6.4).
 
-use super::play::{PLAIN_LANE, QJ};
-use super::{AvinasState, BID_BASE, CONTINUE, DOUBLE, KNOCK, Kind, PASS, PASSED, Phase, STOP};
+use super::steps::{DOUBLE_MENU, KNOCK_MENU};
+use super::trumps::trump_count;
+use super::{AvinasState, BID_BASE, DOUBLE, KNOCK, Kind, PASS, PASSED, Phase};
 use crate::Action;
-
-/// The decision menus (ids `64..128`, see [`AvinasState::menu`]): `pass` or `knock`, `pass`
-/// or `double`, `continue` or `stop`.
-pub(super) const KNOCK_MENU: u64 = 1 << (PASS - 64) | 1 << (KNOCK - 64);
-pub(super) const DOUBLE_MENU: u64 = 1 << (PASS - 64) | 1 << (DOUBLE - 64);
-pub(super) const STOP_MENU: u64 = 1 << (CONTINUE - 64) | 1 << (STOP - 64);
-
-/// `count(H, s)` of §7.1: the Queens and Jacks of the hand plus its plain-rank cards of `s`.
-#[must_use]
-pub(super) fn trump_count(hand: u32, suit: u8) -> u32 {
-    (hand & QJ).count_ones() + (hand & PLAIN_LANE << (8 * u32::from(suit))).count_ones()
-}
 
 /// The counts a hand can bid, as a mask (bit `n - 1` = count `n`, `n >= 1`).
 #[must_use]

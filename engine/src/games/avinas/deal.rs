@@ -1,43 +1,12 @@
-//! The card ids of the pack, the first dealer and the deal with its exposed cards (§4, §5).
+//! The first dealer and the deal with its exposed cards (§4, §5).
 
+use super::steps::KNOCK_MENU;
+use super::trumps::trump_mask;
 use super::{AvinasState, Kind, Phase};
-use crate::{Action, Card, CardSet, Rng};
+use crate::Rng;
 
 /// Card ids of the four Sevens (rank bit 0 of each lane).
 pub(super) const SEVENS: u32 = 0x0101_0101;
-
-/// The card id (play action and deal outcome) of a card of the 32-card pack.
-#[must_use]
-pub fn card_action(card: Card) -> Option<Action> {
-    let r = card.rank_index();
-    (r >= 5).then(|| (card.suit_index() * 8 + r - 5) as Action)
-}
-
-/// The card of a card id `0..32`.
-#[must_use]
-pub fn action_card(id: Action) -> Option<Card> {
-    (id < 32).then(|| Card::from_u8(((id / 8) * 16 + id % 8 + 5) as u8))?
-}
-
-/// The card ids of a set (bit `id` = card id) as a card set.
-#[must_use]
-pub fn to_cards(ids: u32) -> CardSet {
-    let p = u64::from(ids);
-    CardSet::from_bits(
-        ((p & 0xFF) << 5)
-            | ((p >> 8 & 0xFF) << 21)
-            | ((p >> 16 & 0xFF) << 37)
-            | ((p >> 24 & 0xFF) << 53),
-    )
-}
-
-/// The card ids of a card set (cards outside the pack are dropped).
-#[must_use]
-pub fn to_ids(cards: CardSet) -> u32 {
-    let b = cards.bits();
-    ((b >> 5 & 0xFF) | (b >> 21 & 0xFF) << 8 | (b >> 37 & 0xFF) << 16 | (b >> 53 & 0xFF) << 24)
-        as u32
-}
 
 impl AvinasState {
     pub(super) fn choose_dealer(&mut self, dealer: u8) {
@@ -161,10 +130,10 @@ impl AvinasState {
     fn finish_deal_out(&mut self) {
         if self.base > 0 {
             self.kind = Some(Kind::Sevens);
-            self.tmask = super::play::trump_mask(self.trump);
+            self.tmask = trump_mask(self.trump);
             self.phase = Phase::Knock;
             self.to_act = self.declarer;
-            self.menu = super::bidding::KNOCK_MENU;
+            self.menu = KNOCK_MENU;
         } else {
             self.kind = Some(Kind::Bidding);
             self.phase = Phase::Bid;

@@ -11,8 +11,8 @@
 //!   opponent is winning, win with the cheapest card that does; else throw the cheapest card.
 //!   Leads are always face up.
 
-use super::bidding::trump_count;
-use super::play::{effective, named_lead, points, strength, trump_mask};
+use super::play::{named_lead, points};
+use super::trumps::{effective, strength, trump_count, trump_mask};
 use super::{AvinasState, BID_BASE, CONTINUE, KNOCK, NAMED_BASE, PASS, Phase, STOP};
 use crate::{Action, ActionSet, Rng, State};
 

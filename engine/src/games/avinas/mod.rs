@@ -76,6 +76,7 @@
 mod bidding;
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 mod play;
@@ -84,13 +85,15 @@ mod resample;
 pub mod scoring;
 mod solve;
 mod steps;
+mod text;
+mod trumps;
 mod view;
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use deal::{action_card, card_action, to_cards, to_ids};
+pub use ids::{action_card, card_action, to_cards, to_ids};
 pub use observation::layout;
 pub use options::{AllTricksLoss, AvinasGame, SchwarzBasis};
 pub use scoring::{DealResult, bidding_pips, give_rams, loser, sevens_rams};
@@ -614,11 +617,11 @@ impl State for AvinasState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(text)
+        text::parse_action(text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -626,7 +629,7 @@ impl State for AvinasState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<AvinasView, Error> {

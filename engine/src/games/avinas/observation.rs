@@ -1,6 +1,10 @@
 //! The observation tensor of a seat: a flat `f32` vector, seats and teams relative to the
 //! observer (relative seat 0 = the observer, 1 = the next player, 2 = the partner; relative
 //! team 0 = the observer's side). Cards are indexed by card id (0..32).
+//!
+//! The length and the slices with their bounds under a game's options reach the
+//! [`crate::Game`] implementation (in `options.rs`) as items of [`AvinasGame`] defined here
+//! (`OBSERVATION_LEN`, `observation_slices`), so that `options.rs` never imports this file.
 
 use super::{AllTricksLoss, AvinasGame, AvinasState, Kind, PASSED, Phase};
 use crate::{Error, ObservationSlice, Scope, State};
@@ -66,178 +70,185 @@ pub mod layout {
 
 use layout::*;
 
-/// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
-///
-/// Rams: one deal gives at most `2b × m` = 32 (`all_tricks_loss = double_loss`) or `b × m`
-/// = 16 rams (4 face-up Sevens, a doubled knock); in a match sevens games can follow each
-/// other without bound, so the rams have no finite bound (`f32::MAX`). Pips: a deal gives at
-/// most 6; a match ends after the deal that brings a side to the pip limit, so a side holds
-/// at most `pip_limit − 1 + 6`.
-pub(super) fn slices(game: &AvinasGame) -> Vec<ObservationSlice> {
-    let limit = game.pip_limit as f32;
-    let deal_rams = match game.all_tricks_loss {
-        AllTricksLoss::DoubleLoss => 32.0,
-        AllTricksLoss::DoubleBase => 16.0,
-    };
-    let (rams, pips) = match game.scope {
-        Scope::Deal => (deal_rams / 12.0, 6.0 / limit),
-        Scope::Match => (f32::MAX, (limit - 1.0 + 6.0) / limit),
-    };
-    let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
-        name,
-        offset,
-        shape: shape.to_vec(),
-        meaning,
-        low: 0.0,
-        high,
-    };
-    vec![
-        s(
-            "hand",
-            HAND,
-            &[32],
-            "cards in the observer's hand (card ids)",
-            1.0,
-        ),
-        s(
-            "known",
-            KNOWN,
-            &[4, 32],
-            "cards the observer knows were dealt to each relative seat and has not seen played \
-             (face-up dealt cards; for the dealer, his partner's face-down 4th/8th cards; a \
-             pending face-down lead it did not see stays listed)",
-            1.0,
-        ),
-        s(
-            "exposed",
-            EXPOSED,
-            &[32],
-            "every card dealt face up in this deal, played or not",
-            1.0,
-        ),
-        s(
-            "face_down_dealt",
-            FACE_DOWN_DEALT,
-            &[4],
-            "4th/8th cards each relative seat was dealt face down / 2",
-            1.0,
-        ),
-        s(
-            "trick",
-            TRICK,
-            &[4, 32],
-            "cards in the current trick by relative seat (a face-down lead only to its leader)",
-            1.0,
-        ),
-        s(
-            "face_down",
-            FACE_DOWN,
-            &[4],
-            "a face-down card lies in the current trick, by relative seat",
-            1.0,
-        ),
-        s(
-            "played",
-            PLAYED,
-            &[4, 32],
-            "cards seen played this deal, by relative seat",
-            1.0,
-        ),
-        s(
-            "leader",
-            LEADER,
-            &[4],
-            "leader of the current trick, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "phase",
-            PHASE,
-            &[8],
-            "phase one-hot: choose dealer, deal, knock, double, bid, play, stop choice, over",
-            1.0,
-        ),
-        s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
-        s(
-            "declarer",
-            DECLARER,
-            &[4],
-            "declarer, one-hot relative seat, once known",
-            1.0,
-        ),
-        s(
-            "kind",
-            KIND,
-            &[2],
-            "kind of deal one-hot: sevens game, bidding game",
-            1.0,
-        ),
-        s(
-            "trump",
-            TRUMP,
-            &[4],
-            "trump suit one-hot: clubs, diamonds, hearts, spades",
-            1.0,
-        ),
-        s("base", BASE, &[1], "number of face-up Sevens / 4", 1.0),
-        s(
-            "knock",
-            KNOCK,
-            &[4],
-            "who knocked, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "double",
-            DOUBLE,
-            &[4],
-            "who doubled, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "bids",
-            BIDS,
-            &[4, BID],
-            "auction per relative seat: passed, then bid 1..8 one-hot",
-            1.0,
-        ),
-        s(
-            "to_act",
-            TO_ACT,
-            &[4],
-            "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
-            1.0,
-        ),
-        s(
-            "stopped",
-            STOPPED,
-            &[1],
-            "1 if the declarer stopped play early",
-            1.0,
-        ),
-        s(
-            "card_points",
-            CARD_POINTS,
-            &[2],
-            "card points taken per relative team / 120",
-            1.0,
-        ),
-        s(
-            "tricks_won",
-            TRICKS_WON,
-            &[2],
-            "tricks won per relative team / 8",
-            1.0,
-        ),
-        s("rams", RAMS, &[2], "rams per relative team / 12", rams),
-        s(
-            "pips",
-            PIPS,
-            &[2],
-            "pips per relative team / pip_limit",
-            pips,
-        ),
-    ]
+impl AvinasGame {
+    /// The observation's length in floats, whatever the options: [`layout::TOTAL`] (for
+    /// [`crate::Game::observation_shape`] and [`crate::Game::observation_len`]).
+    pub(super) const OBSERVATION_LEN: usize = TOTAL;
+
+    /// The layout as named slices with their bounds under these options (for
+    /// [`crate::Game::observation_layout`]).
+    ///
+    /// Rams: one deal gives at most `2b × m` = 32 (`all_tricks_loss = double_loss`) or `b × m`
+    /// = 16 rams (4 face-up Sevens, a doubled knock); in a match sevens games can follow each
+    /// other without bound, so the rams have no finite bound (`f32::MAX`). Pips: a deal gives at
+    /// most 6; a match ends after the deal that brings a side to the pip limit, so a side holds
+    /// at most `pip_limit − 1 + 6`.
+    pub(super) fn observation_slices(&self) -> Vec<ObservationSlice> {
+        let limit = self.pip_limit as f32;
+        let deal_rams = match self.all_tricks_loss {
+            AllTricksLoss::DoubleLoss => 32.0,
+            AllTricksLoss::DoubleBase => 16.0,
+        };
+        let (rams, pips) = match self.scope {
+            Scope::Deal => (deal_rams / 12.0, 6.0 / limit),
+            Scope::Match => (f32::MAX, (limit - 1.0 + 6.0) / limit),
+        };
+        let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
+            name,
+            offset,
+            shape: shape.to_vec(),
+            meaning,
+            low: 0.0,
+            high,
+        };
+        vec![
+            s(
+                "hand",
+                HAND,
+                &[32],
+                "cards in the observer's hand (card ids)",
+                1.0,
+            ),
+            s(
+                "known",
+                KNOWN,
+                &[4, 32],
+                "cards the observer knows were dealt to each relative seat and has not seen played \
+                 (face-up dealt cards; for the dealer, his partner's face-down 4th/8th cards; a \
+                 pending face-down lead it did not see stays listed)",
+                1.0,
+            ),
+            s(
+                "exposed",
+                EXPOSED,
+                &[32],
+                "every card dealt face up in this deal, played or not",
+                1.0,
+            ),
+            s(
+                "face_down_dealt",
+                FACE_DOWN_DEALT,
+                &[4],
+                "4th/8th cards each relative seat was dealt face down / 2",
+                1.0,
+            ),
+            s(
+                "trick",
+                TRICK,
+                &[4, 32],
+                "cards in the current trick by relative seat (a face-down lead only to its leader)",
+                1.0,
+            ),
+            s(
+                "face_down",
+                FACE_DOWN,
+                &[4],
+                "a face-down card lies in the current trick, by relative seat",
+                1.0,
+            ),
+            s(
+                "played",
+                PLAYED,
+                &[4, 32],
+                "cards seen played this deal, by relative seat",
+                1.0,
+            ),
+            s(
+                "leader",
+                LEADER,
+                &[4],
+                "leader of the current trick, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "phase",
+                PHASE,
+                &[8],
+                "phase one-hot: choose dealer, deal, knock, double, bid, play, stop choice, over",
+                1.0,
+            ),
+            s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
+            s(
+                "declarer",
+                DECLARER,
+                &[4],
+                "declarer, one-hot relative seat, once known",
+                1.0,
+            ),
+            s(
+                "kind",
+                KIND,
+                &[2],
+                "kind of deal one-hot: sevens game, bidding game",
+                1.0,
+            ),
+            s(
+                "trump",
+                TRUMP,
+                &[4],
+                "trump suit one-hot: clubs, diamonds, hearts, spades",
+                1.0,
+            ),
+            s("base", BASE, &[1], "number of face-up Sevens / 4", 1.0),
+            s(
+                "knock",
+                KNOCK,
+                &[4],
+                "who knocked, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "double",
+                DOUBLE,
+                &[4],
+                "who doubled, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "bids",
+                BIDS,
+                &[4, BID],
+                "auction per relative seat: passed, then bid 1..8 one-hot",
+                1.0,
+            ),
+            s(
+                "to_act",
+                TO_ACT,
+                &[4],
+                "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
+                1.0,
+            ),
+            s(
+                "stopped",
+                STOPPED,
+                &[1],
+                "1 if the declarer stopped play early",
+                1.0,
+            ),
+            s(
+                "card_points",
+                CARD_POINTS,
+                &[2],
+                "card points taken per relative team / 120",
+                1.0,
+            ),
+            s(
+                "tricks_won",
+                TRICKS_WON,
+                &[2],
+                "tricks won per relative team / 8",
+                1.0,
+            ),
+            s("rams", RAMS, &[2], "rams per relative team / 12", rams),
+            s(
+                "pips",
+                PIPS,
+                &[2],
+                "pips per relative team / pip_limit",
+                pips,
+            ),
+        ]
+    }
 }
 
 /// Writes the 32 card slots at `offset` (every slot).

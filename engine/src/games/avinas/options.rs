@@ -1,6 +1,6 @@
 //! The options of §17 as a validated configuration, and the [`Game`] implementation.
 
-use super::{AvinasState, NUM_ACTIONS, layout, observation};
+use super::{AvinasState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved};
 use crate::{Error, Game, Options, Scope};
 
@@ -117,6 +117,11 @@ impl Game for AvinasGame {
     type State = AvinasState;
     const NAME: &'static str = "avinas";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Piquet32;
+    /// `policy:avinas`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("avinas", include_bytes!("policy.chp"))];
 
     fn option_specs() -> &'static [OptionSpec] {
         SPECS
@@ -197,7 +202,7 @@ impl Game for AvinasGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -222,11 +227,11 @@ impl Game for AvinasGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> AvinasState {

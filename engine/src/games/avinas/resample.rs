@@ -16,7 +16,7 @@
 
 use super::bidding::count_mask;
 use super::deal::SEVENS;
-use super::play::effective;
+use super::trumps::effective;
 use super::{AvinasState, FACE_DOWN_BASE, NAMED_BASE, Phase};
 use crate::{Action, Error, Game, Rng, State, Viewer};
 
@@ -114,7 +114,10 @@ pub(super) fn resample<R: Rng + ?Sized>(
         .collect();
 
     for _ in 0..MAX_TRIES {
-        let Some(assigned) = assign(unknown, need, allowed, rng) else {
+        let Some(assigned) =
+            crate::assign::assign(u64::from(unknown), need, allowed.map(u64::from), rng)
+                .map(|sets| sets.map(|set| set as u32))
+        else {
             continue;
         };
         let mut seq = [0u8; 32];
@@ -233,48 +236,6 @@ fn inferred_voids(s: &AvinasState, viewer: Option<usize>) -> [u32; 4] {
         }
     }
     void
-}
-
-/// Deals `unknown` to the holders with exact counts, each card to a holder that may hold it.
-fn assign<R: Rng + ?Sized>(
-    unknown: u32,
-    need: [usize; 5],
-    allowed: [u32; 5],
-    rng: &mut R,
-) -> Option<[u32; 5]> {
-    let mut out = [0u32; 5];
-    let mut left = need;
-    // Most constrained cards first, in random order among equals.
-    let mut cards: Vec<(u32, u64, u8)> = Vec::with_capacity(32);
-    let mut u = unknown;
-    while u != 0 {
-        let id = u.trailing_zeros() as u8;
-        u &= u - 1;
-        let holders = (0..5).filter(|&h| allowed[h] >> id & 1 == 1).count() as u32;
-        cards.push((holders, rng.next_u64(), id));
-    }
-    cards.sort_unstable();
-    for &(_, _, id) in &cards {
-        let total: usize = (0..5)
-            .filter(|&h| allowed[h] >> id & 1 == 1)
-            .map(|h| left[h])
-            .sum();
-        if total == 0 {
-            return None;
-        }
-        let mut k = rng.below(total as u64) as usize;
-        for h in 0..5 {
-            if allowed[h] >> id & 1 == 1 {
-                if k < left[h] {
-                    out[h] |= 1 << id;
-                    left[h] -= 1;
-                    break;
-                }
-                k -= left[h];
-            }
-        }
-    }
-    Some(out)
 }
 
 /// Replays the current deal from `base` with the deal `seq` and the actions `after`; a

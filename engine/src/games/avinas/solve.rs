@@ -500,7 +500,7 @@ impl crate::solve::sealed::Solve for AvinasState {
 
 #[cfg(test)]
 mod tests {
-    use super::super::play::{strength, trump_mask};
+    use super::super::trumps::{strength, trump_mask};
     use super::*;
 
     #[test]

@@ -1,10 +1,16 @@
 //! The steps outside trick play: [`crate::State::legal_actions`] and
 //! [`crate::State::apply_unchecked`] of the chance nodes, the auction, the knock and double,
 //! the early-stop choice and the leads of tricks 1 and 2, kept out of line so that the
-//! trick-play path inlines into playout loops.
+//! trick-play path inlines into playout loops; and the menus those decisions offer.
 
 use super::{AvinasState, BID_BASE, CONTINUE, DOUBLE, KNOCK, PASS, Phase, STOP};
 use crate::{Action, ActionSet};
+
+/// The decision menus (ids `64..128`, see [`AvinasState::menu`]): `pass` or `knock`, `pass`
+/// or `double`, `continue` or `stop`.
+pub(super) const KNOCK_MENU: u64 = 1 << (PASS - 64) | 1 << (KNOCK - 64);
+pub(super) const DOUBLE_MENU: u64 = 1 << (PASS - 64) | 1 << (DOUBLE - 64);
+pub(super) const STOP_MENU: u64 = 1 << (CONTINUE - 64) | 1 << (STOP - 64);
 
 impl AvinasState {
     /// [`crate::State::legal_actions`] outside its inlined cases, as the two low words of its

@@ -1,30 +1,9 @@
 //! The deal (§5): cards dealt one at a time from the dealer's left (3 players: then the blind
 //! crib card), the discards to the crib, the starter and his heels.
 
+use super::ids::{CARD_ACTION_OF_BYTE, CARD_OF_ACTION};
 use super::{CribbageState, Phase, action_card, card_action};
 use crate::{Action, Card, CardSet, Pack, Rank, Rng};
-
-/// The card bytes of the 52-card pack.
-const PACK_BYTES: [u8; 52] = {
-    let mut t = [0u8; 52];
-    let mut i = 0;
-    while i < 52 {
-        t[i] = (((i / 13) << 4) | (i % 13)) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// The action id of each card byte (`suit * 16 + rank`; other bytes map to 0).
-const CARD_ACTION_OF_BYTE: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut i = 0;
-    while i < 52 {
-        t[((i / 13) << 4) | (i % 13)] = i as u8;
-        i += 1;
-    }
-    t
-};
 
 impl CribbageState {
     /// Why a discard is not legal now (assumes it is not).
@@ -73,7 +52,7 @@ impl CribbageState {
     /// The whole deal at once: a partial Fisher–Yates shuffle of the undealt cards, logged as
     /// the outcomes of dealing them one by one.
     pub(super) fn deal_rest<R: Rng + ?Sized>(&mut self, rng: &mut R) {
-        let mut ids = PACK_BYTES;
+        let mut ids = CARD_OF_ACTION;
         let mut n = 52;
         if self.dealt > 0 {
             n = 0;

@@ -14,7 +14,7 @@
 //!   a lead below 5 is preferred (it cannot be answered with a 15).
 
 use super::play::{order, pegging_points};
-use super::score::{card_value, score_hand};
+use super::scoring::{card_value, score_hand};
 use super::{CribbageState, GO, Phase, action_card, card_action};
 use crate::{Action, Card, CardSet, Rank, Rng, State};
 

@@ -80,19 +80,22 @@
 
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 pub mod play;
 mod resample;
-pub mod score;
-mod show;
+pub mod scoring;
+mod text;
 mod view;
 
 use std::sync::Arc;
 
+pub(crate) use ids::pack_cards;
+pub use ids::{action_card, card_action};
 pub use observation::layout;
 pub use options::{CribbageGame, SeriesLeader};
-pub use score::{
+pub use scoring::{
     HandScore, card_value, score_hand, score_hand_checked, score_hand_reference, score_hand_text,
     score_set,
 };
@@ -106,41 +109,6 @@ use crate::{
 pub const NUM_ACTIONS: usize = 53;
 /// The `go` action id.
 pub const GO: Action = 52;
-
-/// The action (and chance outcome) id of `card`: `suit lane * 13 + rank index`.
-#[must_use]
-pub const fn card_action(card: Card) -> Action {
-    (card.suit_index() * 13 + card.rank_index()) as Action
-}
-
-/// The card of a card action id (`0..52`).
-#[must_use]
-#[inline]
-pub fn action_card(action: Action) -> Option<Card> {
-    match CARD_OF_ACTION.get(action as usize) {
-        Some(&b) => Card::from_u8(b),
-        None => None,
-    }
-}
-
-/// The card byte of each card action id.
-const CARD_OF_ACTION: [u8; 52] = {
-    let mut t = [0u8; 52];
-    let mut i = 0;
-    while i < 52 {
-        t[i] = (((i / 13) << 4) | (i % 13)) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// The card action ids of `cards` as a 52-bit word (four 13-bit lanes).
-#[inline]
-#[must_use]
-pub(crate) fn pack_cards(cards: CardSet) -> u64 {
-    let b = cards.bits();
-    (b & 0x1FFF) | (b >> 3 & 0x1FFF << 13) | (b >> 6 & 0x1FFF << 26) | (b >> 9 & 0x1FFF << 39)
-}
 
 /// Where a game stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -586,7 +554,7 @@ impl State for CribbageState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn action_visible_to(&self, _viewer: Viewer, _action: Action) -> bool {
@@ -595,7 +563,7 @@ impl State for CribbageState {
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(self, text)
+        text::parse_action(self, text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -603,7 +571,7 @@ impl State for CribbageState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<CribbageView, Error> {

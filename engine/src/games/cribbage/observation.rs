@@ -2,6 +2,10 @@
 //! (relative seat 0 = the observer, 1 = the next player clockwise, …; slots of seats beyond
 //! the number of players stay 0). Cards are indexed by their action id
 //! ([`super::card_action`]: `suit lane * 13 + rank index`, lanes ♣ ♦ ♥ ♠, ranks 2..A).
+//!
+//! The length and the slices with their bounds under a game's options reach the
+//! [`crate::Game`] implementation (in `options.rs`) as items of [`CribbageGame`] defined here
+//! (`OBSERVATION_LEN`, `observation_slices`), so that `options.rs` never imports this file.
 
 use super::{CribbageGame, CribbageState, Phase, pack_cards};
 use crate::{CardSet, Error, ObservationSlice, Scope};
@@ -50,113 +54,120 @@ use layout::*;
 /// earns at most 2 + 12 + 1, his heels 2).
 const MAX_CREDIT: u32 = 29;
 
-/// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
-///
-/// Scores: in a match the game ends the moment a side reaches the target, so a score is at
-/// most `target − 1` plus one credit; in `scope = deal` the target does not apply and a score
-/// is the deal's points, at most [`CribbageGame::max_deal_points`]. Deal points are bounded
-/// by both.
-pub(super) fn slices(game: &CribbageGame) -> Vec<ObservationSlice> {
-    let target = game.target_score;
-    let max_deal = game.max_deal_points();
-    let (scores, deal) = match game.scope {
-        Scope::Deal => (max_deal as f32 / target as f32, max_deal),
-        Scope::Match => {
-            let top = target - 1 + MAX_CREDIT;
-            (top as f32 / target as f32, top.min(max_deal))
-        }
-    };
-    let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
-        name,
-        offset,
-        shape: shape.to_vec(),
-        meaning,
-        low: 0.0,
-        high,
-    };
-    vec![
-        s(
-            "hand",
-            HAND,
-            &[52],
-            "cards the observer holds now (card-action ids)",
-            1.0,
-        ),
-        s(
-            "discards",
-            DISCARDS,
-            &[52],
-            "cards the observer discarded to the crib in this deal",
-            1.0,
-        ),
-        s(
-            "laid",
-            LAID,
-            &[4, 52],
-            "cards laid in the play of this deal, by relative seat (unused seats 0)",
-            1.0,
-        ),
-        s(
-            "series",
-            SERIES,
-            &[SERIES_LEN, 13],
-            "the current series, most recent card first: one-hot rank A..K per position",
-            1.0,
-        ),
-        s("starter", STARTER, &[52], "the starter, once cut", 1.0),
-        s("crib", CRIB, &[52], "the crib, once shown", 1.0),
-        s("count", COUNT, &[1], "the count / 31", 1.0),
-        s(
-            "said_go",
-            SAID_GO,
-            &[4],
-            "who has said go in the current series, by relative seat",
-            1.0,
-        ),
-        s(
-            "last",
-            LAST,
-            &[4],
-            "who laid the last card of the current series, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "phase",
-            PHASE,
-            &[6],
-            "phase one-hot: first dealer, deal, discard, starter, play, over",
-            1.0,
-        ),
-        s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
-        s(
-            "to_act",
-            TO_ACT,
-            &[4],
-            "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
-            1.0,
-        ),
-        s(
-            "hand_sizes",
-            HAND_SIZES,
-            &[4],
-            "cards held per relative seat / 6",
-            1.0,
-        ),
-        s(
-            "scores",
-            SCORES,
-            &[4],
-            "score of each relative seat's side / target_score",
-            scores,
-        ),
-        s(
-            "deal_points",
-            DEAL_POINTS,
-            &[4],
-            "points of each relative seat's side in this deal / 31",
-            deal as f32 / 31.0,
-        ),
-    ]
+impl CribbageGame {
+    /// The observation's length in floats, whatever the options: [`layout::TOTAL`] (for
+    /// [`crate::Game::observation_shape`] and [`crate::Game::observation_len`]).
+    pub(super) const OBSERVATION_LEN: usize = TOTAL;
+
+    /// The layout as named slices with their bounds under these options (for
+    /// [`crate::Game::observation_layout`]).
+    ///
+    /// Scores: in a match the game ends the moment a side reaches the target, so a score is at
+    /// most `target − 1` plus one credit; in `scope = deal` the target does not apply and a score
+    /// is the deal's points, at most [`CribbageGame::max_deal_points`]. Deal points are bounded
+    /// by both.
+    pub(super) fn observation_slices(&self) -> Vec<ObservationSlice> {
+        let target = self.target_score;
+        let max_deal = self.max_deal_points();
+        let (scores, deal) = match self.scope {
+            Scope::Deal => (max_deal as f32 / target as f32, max_deal),
+            Scope::Match => {
+                let top = target - 1 + MAX_CREDIT;
+                (top as f32 / target as f32, top.min(max_deal))
+            }
+        };
+        let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
+            name,
+            offset,
+            shape: shape.to_vec(),
+            meaning,
+            low: 0.0,
+            high,
+        };
+        vec![
+            s(
+                "hand",
+                HAND,
+                &[52],
+                "cards the observer holds now (card-action ids)",
+                1.0,
+            ),
+            s(
+                "discards",
+                DISCARDS,
+                &[52],
+                "cards the observer discarded to the crib in this deal",
+                1.0,
+            ),
+            s(
+                "laid",
+                LAID,
+                &[4, 52],
+                "cards laid in the play of this deal, by relative seat (unused seats 0)",
+                1.0,
+            ),
+            s(
+                "series",
+                SERIES,
+                &[SERIES_LEN, 13],
+                "the current series, most recent card first: one-hot rank A..K per position",
+                1.0,
+            ),
+            s("starter", STARTER, &[52], "the starter, once cut", 1.0),
+            s("crib", CRIB, &[52], "the crib, once shown", 1.0),
+            s("count", COUNT, &[1], "the count / 31", 1.0),
+            s(
+                "said_go",
+                SAID_GO,
+                &[4],
+                "who has said go in the current series, by relative seat",
+                1.0,
+            ),
+            s(
+                "last",
+                LAST,
+                &[4],
+                "who laid the last card of the current series, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "phase",
+                PHASE,
+                &[6],
+                "phase one-hot: first dealer, deal, discard, starter, play, over",
+                1.0,
+            ),
+            s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
+            s(
+                "to_act",
+                TO_ACT,
+                &[4],
+                "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
+                1.0,
+            ),
+            s(
+                "hand_sizes",
+                HAND_SIZES,
+                &[4],
+                "cards held per relative seat / 6",
+                1.0,
+            ),
+            s(
+                "scores",
+                SCORES,
+                &[4],
+                "score of each relative seat's side / target_score",
+                scores,
+            ),
+            s(
+                "deal_points",
+                DEAL_POINTS,
+                &[4],
+                "points of each relative seat's side in this deal / 31",
+                deal as f32 / 31.0,
+            ),
+        ]
+    }
 }
 
 /// Writes the 52 card slots at `offset` (every slot) of a plane that is empty in most steps

@@ -1,6 +1,7 @@
-//! The game configuration: the options of §14 plus `scope` and `first_dealer`, validated.
+//! The game configuration: the options of §14 plus `scope` and `first_dealer`, validated; and
+//! the [`Game`] implementation.
 
-use super::{CribbageState, NUM_ACTIONS, layout};
+use super::{CribbageState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope};
 
@@ -204,6 +205,11 @@ impl Game for CribbageGame {
     type State = CribbageState;
     const NAME: &'static str = "cribbage";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Full52;
+    /// `policy:cribbage`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("cribbage", include_bytes!("policy.chp"))];
 
     /// Cribbage play-outs are short: 1000 iterations still take under 20 ms a move.
     fn default_ismcts_iterations(&self) -> u32 {
@@ -319,7 +325,7 @@ impl Game for CribbageGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        super::observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -344,11 +350,11 @@ impl Game for CribbageGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> CribbageState {

@@ -1,7 +1,7 @@
 //! The play ("pegging", §6): legal cards, the points of a laid card, the end of a series and
 //! who leads the next one.
 
-use super::score::{ORDER, VALUE};
+use super::scoring::{ORDER, VALUE};
 use super::{
     CribbageState, GO, NONE, PEG_CAP, Phase, SeriesLeader, action_card, card_value, pack_cards,
 };

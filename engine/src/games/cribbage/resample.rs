@@ -97,7 +97,10 @@ pub(super) fn resample<R: Rng + ?Sized>(
     }
 
     for _ in 0..MAX_TRIES {
-        let Some(assigned) = assign(unknown, need, allowed, rng) else {
+        let Some(assigned) =
+            crate::assign::assign(unknown.bits(), need, allowed.map(CardSet::bits), rng)
+                .map(|sets| sets.map(CardSet::from_bits))
+        else {
             continue;
         };
         let Some(candidate) = replay_with(s, seat, &base, &current, &assigned) else {
@@ -116,50 +119,6 @@ pub(super) fn resample<R: Rng + ?Sized>(
         seat,
         reason: format!("no consistent deal found in {MAX_TRIES} attempts"),
     })
-}
-
-/// Deals `unknown` to the holders with exact counts, each card to a holder that may hold it.
-fn assign<R: Rng + ?Sized>(
-    unknown: CardSet,
-    need: [usize; HOLDERS],
-    allowed: [CardSet; HOLDERS],
-    rng: &mut R,
-) -> Option<[CardSet; HOLDERS]> {
-    let mut out = [CardSet::EMPTY; HOLDERS];
-    let mut left = need;
-    // Most constrained cards first, in random order among equals.
-    let mut cards: Vec<(usize, u64, crate::Card)> = unknown
-        .iter()
-        .map(|c| {
-            (
-                (0..HOLDERS).filter(|&h| allowed[h].contains(c)).count(),
-                rng.next_u64(),
-                c,
-            )
-        })
-        .collect();
-    cards.sort_unstable();
-    for &(_, _, card) in &cards {
-        let total: usize = (0..HOLDERS)
-            .filter(|&h| allowed[h].contains(card))
-            .map(|h| left[h])
-            .sum();
-        if total == 0 {
-            return None;
-        }
-        let mut k = rng.below(total as u64) as usize;
-        for h in 0..HOLDERS {
-            if allowed[h].contains(card) {
-                if k < left[h] {
-                    out[h].insert(card);
-                    left[h] -= 1;
-                    break;
-                }
-                k -= left[h];
-            }
-        }
-    }
-    Some(out)
 }
 
 /// Replays the current deal of `s` from `base` with the other seats' hidden cards replaced.

@@ -170,7 +170,7 @@ fn lead(state: &JassState, seat: usize, mode: Mode, cards: &[Card]) -> Card {
         let trumps = hand.of_suit(t);
         let puur = Card::new(Rank::Jack, t);
         let played = state.played();
-        let trumps_out = CardSet::suit_mask(t) & super::deal::PACK;
+        let trumps_out = CardSet::suit_mask(t) & super::ids::PACK;
         let missing = trumps_out - played - trumps;
         if (trumps.contains(puur) && trumps.len() >= 3)
             || (trumps.len() >= 4 && !missing.is_empty())

@@ -1,8 +1,11 @@
-//! Card-action ids: a card's id (`suit lane * 9 + rank`, lanes Bells, Acorns, Roses, Shields,
-//! ranks 6..A), the card of an id, and a card set as a word of ids, the form the state keeps
-//! the hands in.
+//! The pack and its card-action ids: a card's id (`suit lane * 9 + rank`, lanes Bells,
+//! Acorns, Roses, Shields, ranks 6..A), the card of an id, and a card set as a word of ids,
+//! the form the state keeps the hands in.
 
 use crate::{Action, Card, CardSet};
+
+/// The Swiss pack (A–6 in four suits).
+pub(crate) const PACK: CardSet = crate::Pack::Swiss36.cards();
 
 /// The card-play action (and deal outcome) id of `card`.
 #[must_use]

@@ -33,12 +33,14 @@
 //! `scope = deal`: the state is terminal after one deal; each seat gets its team's deal score
 //! (multiplied) minus the other team's, never beyond ±[`JassGame::max_deal_score`] (3908 with the defaults: 977 points at
 //! most for one team times the largest multiplier 4; 4148 with `stoeck_suits = any_suit`),
-//! which is [`Game::min_return`] / [`Game::max_return`]. The view's `scores` then hold the
+//! which is [`Game::min_return`](crate::Game::min_return) /
+//! [`Game::max_return`](crate::Game::max_return). The view's `scores` then hold the
 //! deal's scored totals, and `last_deal` its breakdown.
 //!
 //! **Observation** (518 floats, seats relative to the observer): the named slices of
-//! [`layout`], also returned with their bounds by [`Game::observation_layout`].
+//! [`layout`], also returned with their bounds by [`Game::observation_layout`](crate::Game::observation_layout).
 
+mod bidding;
 mod deal;
 mod heuristic;
 mod ids;
@@ -48,6 +50,7 @@ mod play;
 mod resample;
 mod scoring;
 mod solve;
+mod text;
 mod view;
 pub mod wys;
 
@@ -63,10 +66,8 @@ use play::insert_cards;
 pub use view::{ActionView, JassView, PlayView, SwissCards, TrickView, WysView};
 pub use wys::{Announcement, Said, WysItem, WysKind, WysSet};
 
-use crate::options::OptionSpec;
 use crate::{
-    Action, ActionSet, Card, CardSet, Error, Game, Options, Player, Rank, Rng, Scope, SeatValues,
-    State, Suit, Viewer,
+    Action, ActionSet, Card, CardSet, Error, Player, Rank, Rng, SeatValues, State, Suit, Viewer,
 };
 
 /// The most Wys points one hand can declare: four Unders (200) and four Nines (150).
@@ -89,88 +90,6 @@ pub(crate) fn swiss_rank<S: serde::Serializer>(rank: &Rank, s: S) -> Result<S::O
 /// Serializes a suit by its Swiss name (`"roses"`), as in action texts.
 pub(crate) fn swiss_suit<S: serde::Serializer>(suit: &Suit, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(suit.swiss_name())
-}
-
-impl Game for JassGame {
-    type State = JassState;
-    const NAME: &'static str = "jass";
-    const RULES_VERSION: u32 = 1;
-
-    fn option_specs() -> &'static [OptionSpec] {
-        options::SPECS
-    }
-
-    fn from_options(options: &Options) -> Result<Self, Error> {
-        JassGame::parse(options)
-    }
-
-    fn options(&self) -> Options {
-        self.canonical_options()
-    }
-
-    fn num_players(&self) -> usize {
-        4
-    }
-
-    fn num_distinct_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-
-    fn max_chance_outcomes(&self) -> usize {
-        36
-    }
-
-    fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
-    }
-
-    fn observation_len(&self) -> usize {
-        layout::TOTAL
-    }
-
-    fn new_initial_state(&self) -> JassState {
-        JassState::new(*self)
-    }
-
-    /// `scope = match`: −1. `scope = deal`: minus the most one team can score in a deal
-    /// (see [`JassGame::max_deal_score`]).
-    fn min_return(&self) -> f64 {
-        -self.max_return()
-    }
-
-    /// `scope = match`: +1. `scope = deal`: [`JassGame::max_deal_score`].
-    fn max_return(&self) -> f64 {
-        match self.scope {
-            Scope::Match => 1.0,
-            Scope::Deal => f64::from(self.max_deal_score()),
-        }
-    }
-
-    /// `scope = deal`: 36 cards, at most 3 mode actions and 3 Wys declarations per seat
-    /// (none with `wys = auto`). `scope = match`: no bound (an exact tie at or above the
-    /// target plays another deal).
-    fn max_game_length(&self) -> Option<usize> {
-        let wys = if self.auto_wys { 0 } else { 12 };
-        let choose = if self.schieben_back { 3 } else { 2 };
-        (self.scope == Scope::Deal).then_some(36 + wys + choose)
-    }
-
-    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        observation::slices(self)
-    }
-
-    fn game_type(&self) -> crate::GameType {
-        crate::GameType {
-            short_name: Self::NAME,
-            long_name: "Swiss Jass, Schieber",
-            dynamics: "sequential",
-            chance_mode: "explicit_stochastic",
-            information: "imperfect_information",
-            utility: "zero_sum",
-            reward_model: "terminal",
-            num_players: 4,
-        }
-    }
 }
 
 /// Where a deal stands.
@@ -615,7 +534,7 @@ impl State for JassState {
     }
 
     fn action_to_string_for(&self, viewer: Viewer, action: Action) -> Option<String> {
-        view::action_text(self, viewer, action)
+        text::action_text(self, viewer, action)
     }
 
     fn action_visible_to(&self, viewer: Viewer, action: Action) -> bool {
@@ -629,7 +548,7 @@ impl State for JassState {
     }
 
     fn string_to_action(&self, text: &str) -> Result<Action, Error> {
-        view::parse_action(self, text)
+        text::parse_action(self, text)
     }
 
     fn write_observation(&self, seat: usize, out: &mut [f32]) -> Result<(), Error> {
@@ -637,7 +556,7 @@ impl State for JassState {
     }
 
     fn observation_string(&self, seat: usize) -> Result<String, Error> {
-        view::observation_string(self, seat)
+        text::observation_string(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> Result<JassView, Error> {

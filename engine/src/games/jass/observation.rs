@@ -1,6 +1,10 @@
 //! The observation tensor of a seat: a flat `f32` vector, seats and teams relative to the
 //! observer (relative seat 0 = the observer, 1 = the next player, 2 = the partner; relative
 //! team 0 = the observer's team). Cards are indexed by their card-action id (0..36).
+//!
+//! The length and the slices with their bounds under a game's options reach the
+//! [`crate::Game`] implementation (in `options.rs`) as items of [`JassGame`] defined here
+//! (`OBSERVATION_LEN`, `observation_slices`), so that `options.rs` never imports this file.
 
 use super::{JassGame, JassState, MAX_WYS_PER_HAND, Phase, Said};
 use crate::{CardSet, Error, ObservationSlice};
@@ -58,157 +62,164 @@ pub mod layout {
 
 use layout::*;
 
-/// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
-pub(super) fn slices(game: &JassGame) -> Vec<ObservationSlice> {
-    let max_deal = game.max_deal_score() as f32;
-    let target = game.target_score as f32;
-    let stoeck = if game.stoeck_any_suit { 4.0 } else { 1.0 };
-    let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
-        name,
-        offset,
-        shape: shape.to_vec(),
-        meaning,
-        low: 0.0,
-        high,
-    };
-    vec![
-        s(
-            "hand",
-            HAND,
-            &[36],
-            "cards in the observer's hand (card-action ids)",
-            1.0,
-        ),
-        s(
-            "trick",
-            TRICK,
-            &[4, 36],
-            "cards in the current trick, by relative seat",
-            1.0,
-        ),
-        s(
-            "played",
-            PLAYED,
-            &[4, 36],
-            "cards played this deal, by relative seat",
-            1.0,
-        ),
-        s(
-            "leader",
-            LEADER,
-            &[4],
-            "leader of the current trick, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "phase",
-            PHASE,
-            &[4],
-            "phase one-hot: deal, choose mode, play, over",
-            1.0,
-        ),
-        s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
-        s(
-            "mode",
-            MODE,
-            &[6],
-            "mode one-hot: trump acorns, roses, shields, bells, obenabe, undenufe",
-            1.0,
-        ),
-        s(
-            "pushed",
-            PUSHED,
-            &[1],
-            "1 if the choice was pushed (schieben)",
-            1.0,
-        ),
-        s(
-            "chooser",
-            CHOOSER,
-            &[4],
-            "who chose the mode, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "to_act",
-            TO_ACT,
-            &[4],
-            "seat to act, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "wys_announced",
-            WYS_ANNOUNCED,
-            &[4, ANNOUNCEMENT],
-            "per relative seat: made, said no Wys, said good, points known, points / 300, \
-             cards known, cards / 9, top rank known, top rank one-hot (6..A), trump known, \
-             trump, became best",
-            1.0,
-        ),
-        s(
-            "own_wys",
-            OWN_WYS,
-            &[36],
-            "cards of the observer's declared Wys",
-            1.0,
-        ),
-        s(
-            "own_wys_points",
-            OWN_WYS_POINTS,
-            &[1],
-            "points of the observer's declared Wys / 300",
-            MAX_WYS_PER_HAND as f32 / 300.0,
-        ),
-        s(
-            "wys_revealed",
-            WYS_REVEALED,
-            &[36],
-            "cards of the Wys-winning team's Wys",
-            1.0,
-        ),
-        s(
-            "wys_winner",
-            WYS_WINNER,
-            &[2],
-            "Wys-winning team, one-hot relative team",
-            1.0,
-        ),
-        s(
-            "wys_points",
-            WYS_POINTS,
-            &[2],
-            "Wys points scored per relative team / 300",
-            (2 * MAX_WYS_PER_HAND) as f32 / 300.0,
-        ),
-        s(
-            "stoeck",
-            STOECK,
-            &[4],
-            "Stöck scored per relative seat (a count)",
-            stoeck,
-        ),
-        s(
-            "card_points",
-            CARD_POINTS,
-            &[2],
-            "card points per relative team / 157",
-            1.0,
-        ),
-        s(
-            "tricks_won",
-            TRICKS_WON,
-            &[2],
-            "tricks won per relative team / 9",
-            1.0,
-        ),
-        s(
-            "scores",
-            SCORES,
-            &[2],
-            "match scores per relative team / target_score",
-            (target + max_deal) / target,
-        ),
-    ]
+impl JassGame {
+    /// The observation's length in floats, whatever the options: [`layout::TOTAL`] (for
+    /// [`crate::Game::observation_shape`] and [`crate::Game::observation_len`]).
+    pub(super) const OBSERVATION_LEN: usize = TOTAL;
+
+    /// The layout as named slices with their bounds under these options (for
+    /// [`crate::Game::observation_layout`]).
+    pub(super) fn observation_slices(&self) -> Vec<ObservationSlice> {
+        let max_deal = self.max_deal_score() as f32;
+        let target = self.target_score as f32;
+        let stoeck = if self.stoeck_any_suit { 4.0 } else { 1.0 };
+        let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
+            name,
+            offset,
+            shape: shape.to_vec(),
+            meaning,
+            low: 0.0,
+            high,
+        };
+        vec![
+            s(
+                "hand",
+                HAND,
+                &[36],
+                "cards in the observer's hand (card-action ids)",
+                1.0,
+            ),
+            s(
+                "trick",
+                TRICK,
+                &[4, 36],
+                "cards in the current trick, by relative seat",
+                1.0,
+            ),
+            s(
+                "played",
+                PLAYED,
+                &[4, 36],
+                "cards played this deal, by relative seat",
+                1.0,
+            ),
+            s(
+                "leader",
+                LEADER,
+                &[4],
+                "leader of the current trick, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "phase",
+                PHASE,
+                &[4],
+                "phase one-hot: deal, choose mode, play, over",
+                1.0,
+            ),
+            s("dealer", DEALER, &[4], "dealer, one-hot relative seat", 1.0),
+            s(
+                "mode",
+                MODE,
+                &[6],
+                "mode one-hot: trump acorns, roses, shields, bells, obenabe, undenufe",
+                1.0,
+            ),
+            s(
+                "pushed",
+                PUSHED,
+                &[1],
+                "1 if the choice was pushed (schieben)",
+                1.0,
+            ),
+            s(
+                "chooser",
+                CHOOSER,
+                &[4],
+                "who chose the mode, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "to_act",
+                TO_ACT,
+                &[4],
+                "seat to act, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "wys_announced",
+                WYS_ANNOUNCED,
+                &[4, ANNOUNCEMENT],
+                "per relative seat: made, said no Wys, said good, points known, points / 300, \
+                 cards known, cards / 9, top rank known, top rank one-hot (6..A), trump known, \
+                 trump, became best",
+                1.0,
+            ),
+            s(
+                "own_wys",
+                OWN_WYS,
+                &[36],
+                "cards of the observer's declared Wys",
+                1.0,
+            ),
+            s(
+                "own_wys_points",
+                OWN_WYS_POINTS,
+                &[1],
+                "points of the observer's declared Wys / 300",
+                MAX_WYS_PER_HAND as f32 / 300.0,
+            ),
+            s(
+                "wys_revealed",
+                WYS_REVEALED,
+                &[36],
+                "cards of the Wys-winning team's Wys",
+                1.0,
+            ),
+            s(
+                "wys_winner",
+                WYS_WINNER,
+                &[2],
+                "Wys-winning team, one-hot relative team",
+                1.0,
+            ),
+            s(
+                "wys_points",
+                WYS_POINTS,
+                &[2],
+                "Wys points scored per relative team / 300",
+                (2 * MAX_WYS_PER_HAND) as f32 / 300.0,
+            ),
+            s(
+                "stoeck",
+                STOECK,
+                &[4],
+                "Stöck scored per relative seat (a count)",
+                stoeck,
+            ),
+            s(
+                "card_points",
+                CARD_POINTS,
+                &[2],
+                "card points per relative team / 157",
+                1.0,
+            ),
+            s(
+                "tricks_won",
+                TRICKS_WON,
+                &[2],
+                "tricks won per relative team / 9",
+                1.0,
+            ),
+            s(
+                "scores",
+                SCORES,
+                &[2],
+                "match scores per relative team / target_score",
+                (target + max_deal) / target,
+            ),
+        ]
+    }
 }
 
 /// Writes the 36 card slots at `offset` (every slot, so no zeroing is needed first).

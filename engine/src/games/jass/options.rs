@@ -1,9 +1,9 @@
-//! The options of §16 as a validated configuration ([`JassGame`]), and the modes of a deal
-//! (§6) with their multipliers.
+//! The options of §16 as a validated configuration ([`JassGame`]), the modes of a deal (§6)
+//! with their multipliers, and the [`Game`] implementation.
 
 use serde::Serialize;
 
-use super::MAX_WYS_PER_HAND;
+use super::{JassState, MAX_WYS_PER_HAND, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope, Suit};
 
@@ -355,5 +355,93 @@ impl JassGame {
             .zip(values)
             .map(|(s, v)| (s.name.to_owned(), s.value_of(v)))
             .collect()
+    }
+}
+
+impl Game for JassGame {
+    type State = JassState;
+    const NAME: &'static str = "jass";
+    const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Swiss36;
+    const NOTATION: crate::Notation = crate::Notation::Swiss;
+    /// `policy:jass`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("jass", include_bytes!("policy.chp"))];
+
+    fn option_specs() -> &'static [OptionSpec] {
+        SPECS
+    }
+
+    fn from_options(options: &Options) -> Result<Self, Error> {
+        JassGame::parse(options)
+    }
+
+    fn options(&self) -> Options {
+        self.canonical_options()
+    }
+
+    fn num_players(&self) -> usize {
+        4
+    }
+
+    fn num_distinct_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    fn max_chance_outcomes(&self) -> usize {
+        36
+    }
+
+    fn observation_shape(&self) -> Vec<usize> {
+        vec![Self::OBSERVATION_LEN]
+    }
+
+    fn observation_len(&self) -> usize {
+        Self::OBSERVATION_LEN
+    }
+
+    fn new_initial_state(&self) -> JassState {
+        JassState::new(*self)
+    }
+
+    /// `scope = match`: −1. `scope = deal`: minus the most one team can score in a deal
+    /// (see [`JassGame::max_deal_score`]).
+    fn min_return(&self) -> f64 {
+        -self.max_return()
+    }
+
+    /// `scope = match`: +1. `scope = deal`: [`JassGame::max_deal_score`].
+    fn max_return(&self) -> f64 {
+        match self.scope {
+            Scope::Match => 1.0,
+            Scope::Deal => f64::from(self.max_deal_score()),
+        }
+    }
+
+    /// `scope = deal`: 36 cards, at most 3 mode actions and 3 Wys declarations per seat
+    /// (none with `wys = auto`). `scope = match`: no bound (an exact tie at or above the
+    /// target plays another deal).
+    fn max_game_length(&self) -> Option<usize> {
+        let wys = if self.auto_wys { 0 } else { 12 };
+        let choose = if self.schieben_back { 3 } else { 2 };
+        (self.scope == Scope::Deal).then_some(36 + wys + choose)
+    }
+
+    fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
+        self.observation_slices()
+    }
+
+    fn game_type(&self) -> crate::GameType {
+        crate::GameType {
+            short_name: Self::NAME,
+            long_name: "Swiss Jass, Schieber",
+            dynamics: "sequential",
+            chance_mode: "explicit_stochastic",
+            information: "imperfect_information",
+            utility: "zero_sum",
+            reward_model: "terminal",
+            num_players: 4,
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! Finished deals of a match are entirely public except the losing teams' Wys, which no
 //! longer influence play; they are kept as they were.
 
-use super::deal::PACK;
+use super::ids::PACK;
 use super::play;
 use super::wys::{self, WysSet};
 use super::{JassGame, JassState, Mode, Phase, UndertrumpRule, WYS_BASE, action_card, card_action};
@@ -77,7 +77,10 @@ pub(super) fn resample<R: Rng + ?Sized>(
     }
 
     for _ in 0..MAX_TRIES {
-        let Some(assigned) = assign(unknown, need, allowed, rng) else {
+        let Some(assigned) =
+            crate::assign::assign(unknown.bits(), need, allowed.map(CardSet::bits), rng)
+                .map(|sets| sets.map(CardSet::from_bits))
+        else {
             continue;
         };
         let mut deal = [CardSet::EMPTY; 4];
@@ -169,50 +172,6 @@ fn inferred_voids(s: &JassState) -> [CardSet; 4] {
         }
     }
     void
-}
-
-/// Deals `unknown` to the holders with exact counts, each card to a holder that may hold it.
-fn assign<R: Rng + ?Sized>(
-    unknown: CardSet,
-    need: [usize; 5],
-    allowed: [CardSet; 5],
-    rng: &mut R,
-) -> Option<[CardSet; 5]> {
-    let mut out = [CardSet::EMPTY; 5];
-    let mut left = need;
-    // Most constrained cards first, in random order among equals.
-    let mut cards: Vec<(usize, u64, crate::Card)> = unknown
-        .iter()
-        .map(|c| {
-            (
-                (0..5).filter(|&h| allowed[h].contains(c)).count(),
-                rng.next_u64(),
-                c,
-            )
-        })
-        .collect();
-    cards.sort_unstable();
-    for &(_, _, card) in &cards {
-        let total: usize = (0..5)
-            .filter(|&h| allowed[h].contains(card))
-            .map(|h| left[h])
-            .sum();
-        if total == 0 {
-            return None;
-        }
-        let mut k = rng.below(total as u64) as usize;
-        for h in 0..5 {
-            if allowed[h].contains(card) {
-                if k < left[h] {
-                    out[h].insert(card);
-                    left[h] -= 1;
-                    break;
-                }
-                k -= left[h];
-            }
-        }
-    }
-    Some(out)
 }
 
 /// Every declarable Wys set of `hand` (the empty set included).

@@ -1,12 +1,13 @@
-//! The state before the first deal, the deal (§5), the bidding (§6) and the Dix exchange windows (§7): who receives each card
-//! drawn, the two bidding rounds, and both players' turns in each window.
+//! The state before the first deal, the deal (§5) and the Dix exchange windows (§7): who
+//! receives each card drawn, and both players' turns in each window. The bidding between the
+//! two dealing stages: `bidding.rs`.
 
+use super::ids::PACK;
 use super::{
-    Announcement, DealResult, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP,
-    NAME_BASE, Outcome, PASS, Phase, TAKE, action_card, card_action, pack_cards, play,
-    unpack_cards,
+    Announcement, Declaration, EXCHANGE, KlaberjassGame, KlaberjassState, LOG_CAP, Phase,
+    action_card, card_action, pack_cards, unpack_cards,
 };
-use crate::{Action, Card, CardSet, Rank, Rng, Scope, Suit};
+use crate::{Action, Card, CardSet, Rank, Rng};
 
 /// Who receives the `k`-th card drawn in a deal.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,7 +34,7 @@ impl KlaberjassState {
             dealer: game.first_dealer.unwrap_or(0),
             to_act: 0,
             dealt: 0,
-            undealt: play::PACK,
+            undealt: PACK,
             packed: [0; 2],
             dealt_hands: [CardSet::EMPTY; 2],
             turn_up: None,
@@ -173,39 +174,6 @@ impl KlaberjassState {
         };
     }
 
-    pub(super) fn bid(&mut self, action: Action) {
-        let i = usize::from(self.num_bids);
-        self.bids[i] = action as u8;
-        self.num_bids += 1;
-        let elder = 1 - self.dealer;
-        match action {
-            TAKE => {
-                self.trump = self.turn_up.map(Card::suit);
-                self.maker = self.to_act;
-                self.phase = Phase::SecondDeal;
-            }
-            PASS => {
-                if self.num_bids == 4 {
-                    self.finish_annulled();
-                    return;
-                }
-                if self.num_bids == 2 {
-                    self.phase = Phase::BidOtherSuit;
-                }
-                self.to_act = if self.to_act == elder {
-                    self.dealer
-                } else {
-                    elder
-                };
-            }
-            _ => {
-                self.trump = Suit::from_index((action - NAME_BASE) as u8);
-                self.maker = self.to_act;
-                self.phase = Phase::SecondDeal;
-            }
-        }
-    }
-
     pub(super) fn window_action(&mut self, action: Action) {
         let seat = usize::from(self.to_act);
         if action == EXCHANGE {
@@ -226,33 +194,6 @@ impl KlaberjassState {
             self.phase = Phase::Announce;
         } else {
             self.start_play();
-        }
-    }
-
-    pub(super) fn finish_annulled(&mut self) {
-        self.last_deal = Some(DealResult {
-            outcome: Outcome::Annulled,
-            maker: None,
-            totals: [0; 2],
-            added: [0; 2],
-            held_over_awarded: None,
-        });
-        if self.game.scope == Scope::Deal {
-            self.phase = Phase::Over;
-            return;
-        }
-        self.next_deal(1 - self.dealer);
-    }
-    /// Why a bid is not legal now (assumes it is not).
-    pub(super) fn bid_reason(&self, action: Action) -> String {
-        if self.phase == Phase::BidTurnUp {
-            "bidding round 1: only `take` (the turn-up's suit) or `pass` (§6)".to_owned()
-        } else if action == TAKE {
-            "bidding round 2: the turn-up's suit can no longer be taken; name another suit or pass (§6)".to_owned()
-        } else if (NAME_BASE..EXCHANGE).contains(&action) {
-            "bidding round 2: the turn-up's suit cannot be named (§6)".to_owned()
-        } else {
-            "bidding round 2: name a suit other than the turn-up's, or pass (§6)".to_owned()
         }
     }
 

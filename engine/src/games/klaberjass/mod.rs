@@ -69,8 +69,10 @@
 //! **Observation**: see [`layout`].
 
 mod announce;
+mod bidding;
 mod deal;
 mod heuristic;
+mod ids;
 mod observation;
 mod options;
 mod play;
@@ -91,9 +93,10 @@ pub use sequences::{Announcement, Declaration, Reply, Run};
 pub use view::{ActionView, BidView, ExchangeView, KlaberjassView, PlayView, RunView, TrickView};
 
 pub(crate) use deal::Target;
+pub use ids::{action_card, card_action};
+pub(crate) use ids::{pack_cards, unpack_cards};
 pub use options::{DealerRotation, EqualSequenceRule, GameTieRule, KlaberjassGame, MakerTieRule};
-pub use play::{action_card, card_action, card_value};
-pub(crate) use play::{pack_cards, unpack_cards};
+pub use play::card_value;
 pub use scoring::{DealResult, Outcome};
 
 use crate::{
@@ -375,7 +378,7 @@ impl KlaberjassState {
 
     /// Card `k` (0 the lead, 1 the reply) of trick `i`.
     fn trick_card(&self, i: usize, k: usize) -> Card {
-        play::CARD_OF_ACTION[usize::from(self.tricks[i][k]) & 31]
+        ids::CARD_OF_ACTION[usize::from(self.tricks[i][k]) & 31]
     }
 
     /// The cards of the current trick so far, the lead first.
@@ -390,6 +393,25 @@ impl KlaberjassState {
         if i < LOG_CAP {
             self.log[i] = a as u8;
             self.log_len += 1;
+        }
+    }
+
+    /// Why `action` is not legal now (assumes it is not).
+    fn illegal_reason(&self, action: Action) -> String {
+        match self.phase {
+            Phase::Cut => {
+                "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
+                    .to_owned()
+            }
+            Phase::Deal | Phase::SecondDeal => format!(
+                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
+                self.undealt.len()
+            ),
+            Phase::Over => "the game is over".to_owned(),
+            Phase::BidTurnUp | Phase::BidOtherSuit => self.bid_reason(action),
+            Phase::Exchange1 | Phase::Exchange2 => self.window_reason(action),
+            Phase::Announce => announce::announce_reason(action).to_owned(),
+            Phase::Play => self.play_reason(action),
         }
     }
 }

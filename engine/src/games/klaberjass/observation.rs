@@ -1,6 +1,10 @@
 //! The observation tensor of a seat: a flat `f32` vector, seats relative to the observer
 //! (relative seat 0 = the observer, 1 = the opponent). Cards are indexed by their card-action
 //! id (0..32).
+//!
+//! The length and the slices with their bounds under a game's options reach the
+//! [`crate::Game`] implementation (in `options.rs`) as items of [`KlaberjassGame`] defined here
+//! (`OBSERVATION_LEN`, `observation_slices`), so that `options.rs` never imports this file.
 
 use super::{
     KlaberjassGame, KlaberjassState, MakerTieRule, NAME_BASE, PASS, Phase, Reply, TAKE, pack_cards,
@@ -83,235 +87,242 @@ const MAX_SEQUENCE_POINTS: u32 = 100;
 /// Card points of the whole pack with any trump (§3.3); only 18 of its cards are played.
 const PACK_POINTS: u32 = 152;
 
-/// The layout as named slices with their bounds (for [`crate::Game::observation_layout`]).
-///
-/// Scores: a deal adds at most `T` (both players' deal totals: card points, the last trick,
-/// one player's sequences, Bella) to one score; in `scope = deal` the one deal's addition is
-/// the score. In a match a deal starts only while both scores are below the target or tie at
-/// or above it, and a deal after such a tie leaves the scores unequal unless it is annulled or
-/// (`hang`) tied, which add nothing: so a score stays below `target + 2T`. With
-/// `maker_tie_rule = hang` tied deals can follow each other without bound, each setting more
-/// points aside: the held-over points, and the score that finally receives them, have no
-/// finite bound (`f32::MAX`). Without `hang` nothing is ever held over; that slice is still
-/// given the bound of one deal, `T`, so that no slice has equal bounds (Gymnasium warns on a
-/// `Box` whose low and high are equal).
-pub(super) fn slices(game: &KlaberjassGame) -> Vec<ObservationSlice> {
-    let target = game.target_score as f32;
-    let deal_total = (PACK_POINTS + game.last_trick_bonus + MAX_SEQUENCE_POINTS + 20) as f32;
-    let hang = game.maker_tie_rule == MakerTieRule::Hang;
-    let (scores, held_over) = match (game.scope, hang) {
-        (Scope::Deal, _) => (deal_total / target, deal_total / target),
-        (Scope::Match, false) => ((target + 2.0 * deal_total) / target, deal_total / target),
-        (Scope::Match, true) => (f32::MAX, f32::MAX),
-    };
-    let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
-        name,
-        offset,
-        shape: shape.to_vec(),
-        meaning,
-        low: 0.0,
-        high,
-    };
-    vec![
-        s(
-            "hand",
-            HAND,
-            &[32],
-            "cards in the observer's hand (card-action ids)",
-            1.0,
-        ),
-        s(
-            "turn_up",
-            TURN_UP,
-            &[32],
-            "the face-up card beside the stock: the turn-up, or the trump 7 after an exchange",
-            1.0,
-        ),
-        s(
-            "bottom",
-            BOTTOM,
-            &[32],
-            "the bottom card of the stock, once turned",
-            1.0,
-        ),
-        s(
-            "opponent_known",
-            OPPONENT_KNOWN,
-            &[32],
-            "cards the opponent is known to hold: a turn-up he took, his shown sequences",
-            1.0,
-        ),
-        s(
-            "trick",
-            TRICK,
-            &[2, 32],
-            "cards in the current trick, by relative seat",
-            1.0,
-        ),
-        s(
-            "played",
-            PLAYED,
-            &[2, 32],
-            "cards played this deal, by relative seat",
-            1.0,
-        ),
-        s(
-            "own_declared",
-            OWN_DECLARED,
-            &[32],
-            "cards of the observer's declared sequences (committed or chosen so far)",
-            1.0,
-        ),
-        s(
-            "shown",
-            SHOWN,
-            &[32],
-            "cards of the sequences shown by the sequence winner",
-            1.0,
-        ),
-        s(
-            "phase",
-            PHASE,
-            &[10],
-            "phase one-hot: cut, deal, bid turn-up, bid other suit, second deal, exchange 1, \
-             announce, exchange 2, play, over",
-            1.0,
-        ),
-        s(
-            "dealer",
-            DEALER,
-            &[2],
-            "dealer, one-hot relative seat; zeros before the cut",
-            1.0,
-        ),
-        s(
-            "to_act",
-            TO_ACT,
-            &[2],
-            "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
-            1.0,
-        ),
-        s(
-            "leader",
-            LEADER,
-            &[2],
-            "leader of the current trick, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "passes",
-            PASSES,
-            &[2, 2],
-            "passes per relative seat in bidding round 1 and round 2",
-            1.0,
-        ),
-        s("maker", MAKER, &[2], "maker, one-hot relative seat", 1.0),
-        s(
-            "trump",
-            TRUMP,
-            &[4],
-            "trump suit one-hot: clubs, diamonds, hearts, spades",
-            1.0,
-        ),
-        s(
-            "exchanged",
-            EXCHANGED,
-            &[2],
-            "who exchanged the trump 7, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "elder_value",
-            ELDER_VALUE,
-            &[3],
-            "elder's announced value one-hot: none, 20, 50",
-            1.0,
-        ),
-        s(
-            "reply",
-            REPLY,
-            &[3],
-            "younger's reply one-hot: good, not good, equal",
-            1.0,
-        ),
-        s(
-            "elder_top",
-            ELDER_TOP,
-            &[8],
-            "elder's top rank one-hot 7..A, said after equal",
-            1.0,
-        ),
-        s(
-            "second_reply",
-            SECOND_REPLY,
-            &[3],
-            "younger's second reply one-hot: good, not good, equal",
-            1.0,
-        ),
-        s(
-            "in_trumps",
-            IN_TRUMPS,
-            &[2],
-            "who said in trumps, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "sequence_winner",
-            SEQUENCE_WINNER,
-            &[2],
-            "sequence winner, one-hot relative seat",
-            1.0,
-        ),
-        s(
-            "sequence_points",
-            SEQUENCE_POINTS,
-            &[2],
-            "sequence points scored per relative seat / 100",
-            MAX_SEQUENCE_POINTS as f32 / 100.0,
-        ),
-        s(
-            "own_declared_points",
-            OWN_DECLARED_POINTS,
-            &[1],
-            "points of the observer's own declaration / 100",
-            MAX_SEQUENCE_POINTS as f32 / 100.0,
-        ),
-        s(
-            "bella",
-            BELLA,
-            &[2],
-            "1 if Bella was scored, per relative seat",
-            1.0,
-        ),
-        s(
-            "card_points",
-            CARD_POINTS,
-            &[2],
-            "card points taken per relative seat / 162 (the last trick not included)",
-            PACK_POINTS as f32 / 162.0,
-        ),
-        s(
-            "tricks_won",
-            TRICKS_WON,
-            &[2],
-            "tricks won per relative seat / 9",
-            1.0,
-        ),
-        s(
-            "scores",
-            SCORES,
-            &[2],
-            "cumulative scores per relative seat / target_score (scope = deal: the deal's points at its end)",
-            scores,
-        ),
-        s(
-            "held_over",
-            HELD_OVER,
-            &[1],
-            "points set aside by maker_tie_rule = hang / target_score",
-            held_over,
-        ),
-    ]
+impl KlaberjassGame {
+    /// The observation's length in floats, whatever the options: [`layout::TOTAL`] (for
+    /// [`crate::Game::observation_shape`] and [`crate::Game::observation_len`]).
+    pub(super) const OBSERVATION_LEN: usize = TOTAL;
+
+    /// The layout as named slices with their bounds under these options (for
+    /// [`crate::Game::observation_layout`]).
+    ///
+    /// Scores: a deal adds at most `T` (both players' deal totals: card points, the last trick,
+    /// one player's sequences, Bella) to one score; in `scope = deal` the one deal's addition is
+    /// the score. In a match a deal starts only while both scores are below the target or tie at
+    /// or above it, and a deal after such a tie leaves the scores unequal unless it is annulled or
+    /// (`hang`) tied, which add nothing: so a score stays below `target + 2T`. With
+    /// `maker_tie_rule = hang` tied deals can follow each other without bound, each setting more
+    /// points aside: the held-over points, and the score that finally receives them, have no
+    /// finite bound (`f32::MAX`). Without `hang` nothing is ever held over; that slice is still
+    /// given the bound of one deal, `T`, so that no slice has equal bounds (Gymnasium warns on a
+    /// `Box` whose low and high are equal).
+    pub(super) fn observation_slices(&self) -> Vec<ObservationSlice> {
+        let target = self.target_score as f32;
+        let deal_total = (PACK_POINTS + self.last_trick_bonus + MAX_SEQUENCE_POINTS + 20) as f32;
+        let hang = self.maker_tie_rule == MakerTieRule::Hang;
+        let (scores, held_over) = match (self.scope, hang) {
+            (Scope::Deal, _) => (deal_total / target, deal_total / target),
+            (Scope::Match, false) => ((target + 2.0 * deal_total) / target, deal_total / target),
+            (Scope::Match, true) => (f32::MAX, f32::MAX),
+        };
+        let s = |name, offset, shape: &[usize], meaning, high: f32| ObservationSlice {
+            name,
+            offset,
+            shape: shape.to_vec(),
+            meaning,
+            low: 0.0,
+            high,
+        };
+        vec![
+            s(
+                "hand",
+                HAND,
+                &[32],
+                "cards in the observer's hand (card-action ids)",
+                1.0,
+            ),
+            s(
+                "turn_up",
+                TURN_UP,
+                &[32],
+                "the face-up card beside the stock: the turn-up, or the trump 7 after an exchange",
+                1.0,
+            ),
+            s(
+                "bottom",
+                BOTTOM,
+                &[32],
+                "the bottom card of the stock, once turned",
+                1.0,
+            ),
+            s(
+                "opponent_known",
+                OPPONENT_KNOWN,
+                &[32],
+                "cards the opponent is known to hold: a turn-up he took, his shown sequences",
+                1.0,
+            ),
+            s(
+                "trick",
+                TRICK,
+                &[2, 32],
+                "cards in the current trick, by relative seat",
+                1.0,
+            ),
+            s(
+                "played",
+                PLAYED,
+                &[2, 32],
+                "cards played this deal, by relative seat",
+                1.0,
+            ),
+            s(
+                "own_declared",
+                OWN_DECLARED,
+                &[32],
+                "cards of the observer's declared sequences (committed or chosen so far)",
+                1.0,
+            ),
+            s(
+                "shown",
+                SHOWN,
+                &[32],
+                "cards of the sequences shown by the sequence winner",
+                1.0,
+            ),
+            s(
+                "phase",
+                PHASE,
+                &[10],
+                "phase one-hot: cut, deal, bid turn-up, bid other suit, second deal, exchange 1, \
+                 announce, exchange 2, play, over",
+                1.0,
+            ),
+            s(
+                "dealer",
+                DEALER,
+                &[2],
+                "dealer, one-hot relative seat; zeros before the cut",
+                1.0,
+            ),
+            s(
+                "to_act",
+                TO_ACT,
+                &[2],
+                "seat to act, one-hot relative seat; zeros at chance and terminal nodes",
+                1.0,
+            ),
+            s(
+                "leader",
+                LEADER,
+                &[2],
+                "leader of the current trick, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "passes",
+                PASSES,
+                &[2, 2],
+                "passes per relative seat in bidding round 1 and round 2",
+                1.0,
+            ),
+            s("maker", MAKER, &[2], "maker, one-hot relative seat", 1.0),
+            s(
+                "trump",
+                TRUMP,
+                &[4],
+                "trump suit one-hot: clubs, diamonds, hearts, spades",
+                1.0,
+            ),
+            s(
+                "exchanged",
+                EXCHANGED,
+                &[2],
+                "who exchanged the trump 7, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "elder_value",
+                ELDER_VALUE,
+                &[3],
+                "elder's announced value one-hot: none, 20, 50",
+                1.0,
+            ),
+            s(
+                "reply",
+                REPLY,
+                &[3],
+                "younger's reply one-hot: good, not good, equal",
+                1.0,
+            ),
+            s(
+                "elder_top",
+                ELDER_TOP,
+                &[8],
+                "elder's top rank one-hot 7..A, said after equal",
+                1.0,
+            ),
+            s(
+                "second_reply",
+                SECOND_REPLY,
+                &[3],
+                "younger's second reply one-hot: good, not good, equal",
+                1.0,
+            ),
+            s(
+                "in_trumps",
+                IN_TRUMPS,
+                &[2],
+                "who said in trumps, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "sequence_winner",
+                SEQUENCE_WINNER,
+                &[2],
+                "sequence winner, one-hot relative seat",
+                1.0,
+            ),
+            s(
+                "sequence_points",
+                SEQUENCE_POINTS,
+                &[2],
+                "sequence points scored per relative seat / 100",
+                MAX_SEQUENCE_POINTS as f32 / 100.0,
+            ),
+            s(
+                "own_declared_points",
+                OWN_DECLARED_POINTS,
+                &[1],
+                "points of the observer's own declaration / 100",
+                MAX_SEQUENCE_POINTS as f32 / 100.0,
+            ),
+            s(
+                "bella",
+                BELLA,
+                &[2],
+                "1 if Bella was scored, per relative seat",
+                1.0,
+            ),
+            s(
+                "card_points",
+                CARD_POINTS,
+                &[2],
+                "card points taken per relative seat / 162 (the last trick not included)",
+                PACK_POINTS as f32 / 162.0,
+            ),
+            s(
+                "tricks_won",
+                TRICKS_WON,
+                &[2],
+                "tricks won per relative seat / 9",
+                1.0,
+            ),
+            s(
+                "scores",
+                SCORES,
+                &[2],
+                "cumulative scores per relative seat / target_score (scope = deal: the deal's points at its end)",
+                scores,
+            ),
+            s(
+                "held_over",
+                HELD_OVER,
+                &[1],
+                "points set aside by maker_tie_rule = hang / target_score",
+                held_over,
+            ),
+        ]
+    }
 }
 
 /// Writes the 32 card slots at `offset` (every slot).

@@ -1,6 +1,6 @@
 //! The options of §17 as a validated configuration, and the [`Game`] implementation.
 
-use super::{KlaberjassState, NUM_ACTIONS, layout};
+use super::{KlaberjassState, NUM_ACTIONS};
 use crate::options::{OptionKind, OptionSpec, Resolved, SCOPE_SPEC};
 use crate::{Error, Game, Options, Scope};
 
@@ -141,6 +141,11 @@ impl Game for KlaberjassGame {
     type State = KlaberjassState;
     const NAME: &'static str = "klaberjass";
     const RULES_VERSION: u32 = 1;
+    const PACK: crate::Pack = crate::Pack::Piquet32;
+    /// `policy:klaberjass`, trained by `python -m cardhouse.train` against the heuristic for
+    /// one-deal games (`scope = deal`); how and how well: the file's info and the README.
+    const POLICIES: &'static [(&'static str, &'static [u8])] =
+        &[("klaberjass", include_bytes!("policy.chp"))];
 
     fn option_specs() -> &'static [OptionSpec] {
         SPECS
@@ -226,7 +231,7 @@ impl Game for KlaberjassGame {
     }
 
     fn observation_layout(&self) -> Vec<crate::ObservationSlice> {
-        super::observation::slices(self)
+        self.observation_slices()
     }
 
     fn game_type(&self) -> crate::GameType {
@@ -251,11 +256,11 @@ impl Game for KlaberjassGame {
     }
 
     fn observation_shape(&self) -> Vec<usize> {
-        vec![layout::TOTAL]
+        vec![Self::OBSERVATION_LEN]
     }
 
     fn observation_len(&self) -> usize {
-        layout::TOTAL
+        Self::OBSERVATION_LEN
     }
 
     fn new_initial_state(&self) -> KlaberjassState {

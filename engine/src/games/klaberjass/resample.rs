@@ -17,7 +17,7 @@
 //! seat's observation and view are unchanged. Finished deals of a match are kept as they were
 //! (their cards no longer influence play).
 
-use super::play::PACK;
+use super::ids::PACK;
 use super::sequences::{self, Declaration, Reply, Run};
 use super::{
     ANNOUNCE, Announcement, DECLARE_BASE, EqualSequenceRule, KlaberjassState, Phase, Target,

@@ -235,9 +235,9 @@ fn announcement_text(a: &Announcement, elder_value: u32) -> String {
     parts.join("; ")
 }
 
-/// What `seat` knows as text, built from its own [`KlaberjassView`] only (so it cannot show
-/// more). Legal moves read as in the view's `legal_actions` (the younger's `announce: …`
-/// text holds only his own first reply, which the elder's public value and his own
+/// What `seat` knows as text, built from its own [`KlaberjassView`](super::KlaberjassView) only (so
+/// it cannot show more). Legal moves read as in the view's `legal_actions` (the younger's
+/// `announce: …` text holds only his own first reply, which the elder's public value and his own
 /// declaration decide).
 pub(super) fn observation_string(s: &KlaberjassState, seat: usize) -> Result<String, Error> {
     use std::fmt::Write;
@@ -443,26 +443,5 @@ impl fmt::Display for KlaberjassState {
             )?;
         }
         Ok(())
-    }
-}
-
-impl KlaberjassState {
-    /// Why `action` is not legal now (assumes it is not).
-    pub(super) fn illegal_reason(&self, action: Action) -> String {
-        match self.phase {
-            Phase::Cut => {
-                "the first dealer is being cut for: the outcomes are 0 and 1 (the seat that deals)"
-                    .to_owned()
-            }
-            Phase::Deal | Phase::SecondDeal => format!(
-                "a card is being dealt; the outcomes are the ids of the {} undealt cards",
-                self.undealt.len()
-            ),
-            Phase::Over => "the game is over".to_owned(),
-            Phase::BidTurnUp | Phase::BidOtherSuit => self.bid_reason(action),
-            Phase::Exchange1 | Phase::Exchange2 => self.window_reason(action),
-            Phase::Announce => super::announce::announce_reason(action).to_owned(),
-            Phase::Play => self.play_reason(action),
-        }
     }
 }

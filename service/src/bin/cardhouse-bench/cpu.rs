@@ -1,6 +1,10 @@
 //! CPU accounting from `/proc`: the machine's busy, I/O-wait, interrupt and stolen time, this
 //! process's time, and the time of the PostgreSQL processes working for the bench.
 
+/// The name of the load generator's threads (`main.rs` names them), so that the CPU they
+/// take can be told from the servers' ([`CpuTicks::load`]).
+pub(crate) const THREAD_NAME: &str = "bench-load";
+
 /// CPU time in clock ticks (`USER_HZ`, 100 per second on Linux), from `/proc` (all zero
 /// where there is none).
 #[derive(Clone, Copy, Debug, Default)]
@@ -16,7 +20,7 @@ pub(crate) struct CpuTicks {
     pub(crate) steal: u64,
     /// This process: the load generator and every server in it.
     pub(crate) this_process: u64,
-    /// Of `this_process`: the load generator's threads ([`crate::load::THREAD_NAME`]); the
+    /// Of `this_process`: the load generator's threads ([`THREAD_NAME`]); the
     /// rest is the servers'.
     pub(crate) load: u64,
     /// PostgreSQL's processes on this machine: its background processes (WAL writer,
@@ -87,7 +91,7 @@ impl CpuTicks {
             for task in tasks.flatten() {
                 if let Ok(stat) = std::fs::read_to_string(task.path().join("stat"))
                     && let Some((name, ticks)) = process_ticks(&stat)
-                    && name == crate::load::THREAD_NAME
+                    && name == THREAD_NAME
                 {
                     t.load += ticks;
                 }

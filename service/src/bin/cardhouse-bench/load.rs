@@ -26,10 +26,6 @@ pub(crate) struct Sample {
     pub(crate) first_error: Option<String>,
 }
 
-/// The name of the load generator's threads, so that the CPU they take can be told from the
-/// servers' ([`crate::cpu::CpuTicks::load`]).
-pub(crate) const THREAD_NAME: &str = "bench-load";
-
 /// The load generator's runtime: the clients' connections and requests run on threads of
 /// their own, apart from the servers' (set once, at start).
 pub(crate) static LOAD: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
@@ -160,6 +156,7 @@ async fn new_match(
                 pb::SeatKind::RandomBot as i32,
             ],
             ismcts_iterations: None,
+            bots: Default::default(),
         })
         .await?
         .into_inner();

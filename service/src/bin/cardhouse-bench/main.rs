@@ -34,10 +34,19 @@
 //!     --postgres postgres://postgres@127.0.0.1:5432/postgres
 //! ```
 //!
-//! Modules: [`args`] (the command line), [`servers`] (echo and cardhouse servers in this
-//! process), [`postgres`] (the run's database), [`load`] (the load generator), [`phases`]
-//! (what each phase runs and measures), [`cpu`] (CPU accounting from `/proc`), [`report`]
-//! (the tables), [`tls`] (the TLS server's certificate and its clients).
+//! | module | owns | may call |
+//! |---|---|---|
+//! | `main.rs` | the run: the servers started, the phases alternated, the report printed | `args`, `cpu`, `load`, `phases`, `postgres`, `report`, `servers`, `tls` |
+//! | [`args`] | the command line | — |
+//! | [`servers`] | the echo and cardhouse servers in this process | — |
+//! | [`postgres`] | the run's database | — |
+//! | [`load`] | the load generator | `args`, `cpu` |
+//! | [`phases`] | what each phase runs and measures | `args`, `cpu`, `load` |
+//! | [`cpu`] | CPU accounting from `/proc` | — |
+//! | [`report`] | the tables | `cpu`, `load`, `phases` |
+//! | [`tls`] | the TLS server's certificate and its clients | `load` |
+//!
+//! (`tests/module_map.rs` checks this table against the code.)
 
 mod args;
 mod cpu;
@@ -50,7 +59,7 @@ mod tls;
 
 use std::time::Duration;
 
-use cardhouse_server::{Config, StoreConfig};
+use cardhouse_server::{Config, DirConfig, PgConfig, StoreConfig};
 use clap::Parser;
 
 use crate::args::Args;
@@ -76,7 +85,7 @@ async fn main() {
     // servers take can be told from the clients'.
     let load_runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .thread_name(load::THREAD_NAME)
+        .thread_name(cpu::THREAD_NAME)
         .enable_all()
         .build()
         .unwrap_or_else(|e| exit_with(&format!("the load generator's runtime: {e}")));
@@ -99,7 +108,7 @@ async fn main() {
         store: if args.in_memory {
             StoreConfig::Memory
         } else {
-            StoreConfig::Dir(dir.path().to_owned())
+            StoreConfig::Dir(DirConfig::new(dir.path()))
         },
         ..Config::default()
     })
@@ -115,7 +124,7 @@ async fn main() {
             store: if args.in_memory {
                 StoreConfig::Memory
             } else {
-                StoreConfig::Dir(tls_dir.path().to_owned())
+                StoreConfig::Dir(DirConfig::new(tls_dir.path()))
             },
             tls: Some(certs.files.clone()),
             ..Config::default()
@@ -135,13 +144,15 @@ async fn main() {
         });
         pg_about = about;
         let _ = BENCH_DATABASE.set(db.name.clone());
-        let defaults = Config::default();
+        let store = PgConfig::new(db.url.clone());
+        pg_pool_size = args.pg_pool_size.unwrap_or(store.pool_size);
         let config = Config {
-            store: StoreConfig::Postgres(db.url.clone()),
-            store_pool_size: args.pg_pool_size.unwrap_or(defaults.store_pool_size),
-            ..defaults
+            store: StoreConfig::Postgres(PgConfig {
+                pool_size: pg_pool_size,
+                ..store
+            }),
+            ..Config::default()
         };
-        pg_pool_size = config.store_pool_size;
         // One after the other: the first creates the schema.
         let mut replicas = Vec::new();
         for _ in 0..2 {

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use cardhouse::AnyState;
 
-use crate::store::local::OpenOptions;
 use crate::store::local::header;
+use crate::store::local::layout::DirConfig;
 use crate::store::local::layout::SALVAGE_HINT;
 use crate::store::local::log::LogEntry;
 use crate::store::{Damaged, StoreError, StoredMatch};
@@ -26,7 +26,7 @@ pub(crate) struct Inputs<'a> {
     pub(crate) commits: u64,
     pub(crate) db_path: &'a Path,
     pub(crate) log_path: &'a Path,
-    pub(crate) options: OpenOptions,
+    pub(crate) options: &'a DirConfig,
 }
 
 /// A match set aside: its header's bytes and its entries, kept exactly as they were.
@@ -84,7 +84,7 @@ enum From {
 struct Ctx<'a> {
     db_path: &'a Path,
     log_path: &'a Path,
-    options: OpenOptions,
+    options: &'a DirConfig,
 }
 
 impl Ctx<'_> {

@@ -82,7 +82,7 @@ pub(crate) fn decode(key: &str, bytes: &[u8]) -> Result<Read, Bad> {
         });
     }
     let migrated = stored.migrate();
-    let state = check(&stored)?;
+    let (state, _) = check(&stored)?;
     Ok(Read {
         stored,
         state,
@@ -94,7 +94,7 @@ pub(crate) fn decode(key: &str, bytes: &[u8]) -> Result<Read, Bad> {
 mod tests {
     use super::*;
     use crate::auth::hash_token;
-    use crate::pb;
+    use crate::domain::{BotSeat, MatchStatus, Seat};
     use crate::store::STORED_FORMAT;
 
     fn stored() -> StoredMatch {
@@ -104,11 +104,11 @@ mod tests {
             id: "abc".into(),
             state: game.new_initial_state().to_bytes(),
             seed: 1,
-            seats: vec![pb::SeatKind::Human as i32, pb::SeatKind::RandomBot as i32],
+            seats: vec![Seat::Human.code(), Seat::Bot(BotSeat::Random).code()],
             seat_tokens: vec![hash_token("seat"), String::new()],
             owner_token: hash_token("owner"),
             spectator_token: hash_token("spectator"),
-            status: pb::MatchStatus::Active as i32,
+            status: MatchStatus::Active.code(),
             ..StoredMatch::default()
         }
     }

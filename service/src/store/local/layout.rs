@@ -1,7 +1,8 @@
 //! The layout of a data directory: its file names, the database's tables, the
-//! permissions, and the salvage option shared by everything that opens it.
+//! permissions, and its configuration ([`DirConfig`]: where it is, its page cache, salvage),
+//! shared by everything that opens it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use redb::TableDefinition;
 
@@ -23,22 +24,28 @@ pub(crate) const MOVE_LOG: &str = "moves.log";
 /// The first bytes of a move log in the current framing (older logs have no magic).
 pub(crate) const LOG_MAGIC: &[u8; 8] = b"CHLOG2\n\0";
 
-/// How to open a data directory.
-#[derive(Clone, Copy, Debug)]
-pub struct OpenOptions {
+/// A data directory store's configuration (`--data-dir`, `--store-cache-mb`, `--salvage`).
+#[derive(Clone, Debug)]
+pub struct DirConfig {
+    /// The directory (created owner-only if missing).
+    pub path: PathBuf,
+    /// The database's page cache, in bytes: the most memory it keeps of the file.
+    pub cache_bytes: usize,
     /// Instead of refusing to start on corruption, keep what is consistent (the log up to the
     /// first bad record, the matches the database holds, each match up to its first bad
     /// entry) and log each thing dropped. For an operator who has read the error first.
     pub salvage: bool,
-    /// The database's page cache, in bytes: the most memory it keeps of the file.
-    pub cache_bytes: usize,
 }
 
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions {
-            salvage: false,
+impl DirConfig {
+    /// The data directory `path`, with the default page cache ([`DEFAULT_CACHE_BYTES`]),
+    /// refusing to start on corruption.
+    #[must_use]
+    pub fn new(path: impl Into<PathBuf>) -> DirConfig {
+        DirConfig {
+            path: path.into(),
             cache_bytes: DEFAULT_CACHE_BYTES,
+            salvage: false,
         }
     }
 }
@@ -47,7 +54,7 @@ impl Default for OpenOptions {
 pub const DEFAULT_CACHE_BYTES: usize = 32 << 20;
 
 /// A database builder with the configured page cache.
-pub(crate) fn builder(options: OpenOptions) -> redb::Builder {
+pub(crate) fn builder(options: &DirConfig) -> redb::Builder {
     let mut b = redb::Database::builder();
     b.set_cache_size(options.cache_bytes);
     b

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::store::StoreError;
-use crate::store::local::layout::{LOG_MAGIC, MOVE_LOG, OpenOptions, SALVAGE_HINT, owner_only};
+use crate::store::local::layout::{DirConfig, LOG_MAGIC, MOVE_LOG, SALVAGE_HINT, owner_only};
 
 /// Largest log record payload; a longer length field is corrupt.
 const MAX_RECORD: usize = 64 << 20;
@@ -128,7 +128,7 @@ pub(crate) struct LogRead {
 ///
 /// # Errors
 /// [`StoreError::Corrupt`] naming the file and offset; an unreadable file.
-pub(crate) fn read_log(path: &Path, options: OpenOptions) -> Result<LogRead, StoreError> {
+pub(crate) fn read_log(path: &Path, options: &DirConfig) -> Result<LogRead, StoreError> {
     let bytes = std::fs::read(path).map_err(|source| StoreError::Log {
         path: path.to_owned(),
         source,
@@ -258,9 +258,9 @@ mod tests {
         std::fs::write(&path, bytes).expect("write");
         let read = read_log(
             &path,
-            OpenOptions {
+            &DirConfig {
                 salvage,
-                ..OpenOptions::default()
+                ..DirConfig::new(dir.path())
             },
         )?;
         assert_eq!(

@@ -2,14 +2,15 @@
 //! embedded redb database and an append-only move log, with group commit. An exclusive
 //! store (see [`crate::store`]): every match is read at open.
 //!
-//! | file | concern |
-//! |---|---|
-//! | `layout.rs` | file names, tables, permissions, the salvage option |
-//! | `log.rs` | the move log: record framing, checksums, reading back, appending |
-//! | `header.rs` | a match's header in the database: its checksum, decoding and checks |
-//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) |
-//! | `fold.rs` | the fold of the log into the headers, in memory; matches set aside |
-//! | `writer.rs` | group commit: the committer task and the writer thread |
+//! | file | concern | may call |
+//! |---|---|---|
+//! | `layout.rs` | file names, tables, permissions, the configuration ([`DirConfig`]) | — |
+//! | `log.rs` | the move log: record framing, checksums, reading back, appending | `layout` |
+//! | `header.rs` | a match's header in the database: its checksum, decoding and checks | `log` |
+//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) | `fold`, `header`, `layout`, `log` |
+//! | `fold.rs` | the fold of the log into the headers, in memory; matches set aside | `header`, `layout`, `log` |
+//! | `writer.rs` | group commit: the committer task and the writer thread | `layout`, `log` |
+//! | `mod.rs` | [`LocalStore`]: the contract kept in a data directory | `header`, `layout`, `log`, `recover`, `writer` |
 //!
 //! # Files
 //!
@@ -71,7 +72,7 @@ use std::sync::{Arc, Mutex};
 use redb::{Database, ReadableDatabase};
 
 use layout::{DATABASE, MATCHES, db_error};
-pub use layout::{DEFAULT_CACHE_BYTES, OpenOptions};
+pub use layout::{DEFAULT_CACHE_BYTES, DirConfig};
 use log::LogEntry;
 use writer::{Write, Writes};
 
@@ -95,7 +96,7 @@ impl std::fmt::Debug for LocalStore {
 }
 
 impl LocalStore {
-    /// Opens (or creates) the data directory `dir` and reads every stored match, checking
+    /// Opens (or creates) the data directory `config` names and reads every stored match, checking
     /// everything the module docs list: the matches to serve, and those set aside as
     /// damaged. Blocks; call it from a blocking context inside a Tokio runtime, which runs
     /// the store's committer task.
@@ -105,14 +106,14 @@ impl LocalStore {
     ///
     /// # Panics
     /// Outside a Tokio runtime.
-    pub fn open(dir: &Path, options: OpenOptions) -> Result<(LocalStore, Opened), StoreError> {
-        let (db, log, opened) = recover::open_dir(dir, options)?;
+    pub fn open(config: &DirConfig) -> Result<(LocalStore, Opened), StoreError> {
+        let (db, log, opened) = recover::open_dir(config)?;
         let db = Arc::new(db);
         let writes = Writes::start(Arc::clone(&db), log)?;
         let store = LocalStore {
             writes,
             reader: Mutex::new(Some(db)),
-            path: dir.join(DATABASE),
+            path: config.path.join(DATABASE),
         };
         Ok((store, opened))
     }

@@ -42,8 +42,8 @@ use redb::{
 use crate::store::local::fold::{Folded, Inputs, fold};
 use crate::store::local::header;
 use crate::store::local::layout::{
-    COMMITS, DATABASE, MATCHES, META, MOVE_LOG, MOVES, OpenOptions, SALVAGE_HINT, builder,
-    db_error, owner_only,
+    COMMITS, DATABASE, DirConfig, MATCHES, META, MOVE_LOG, MOVES, SALVAGE_HINT, builder, db_error,
+    owner_only,
 };
 use crate::store::local::log::{MoveLog, read_log};
 use crate::store::{Damaged, Opened, StoreError, StoredMatch};
@@ -51,11 +51,10 @@ use crate::store::{Damaged, Opened, StoreError, StoredMatch};
 /// The repaired copy of a database left open by a crash (see the module docs).
 const CHECK_COPY: &str = "matches.redb.check";
 
-/// Checks and opens the data directory `dir` (created owner-only if missing), folds its log.
-pub(crate) fn open_dir(
-    dir: &Path,
-    options: OpenOptions,
-) -> Result<(Database, MoveLog, Opened), StoreError> {
+/// Checks and opens the data directory `options.path` (created owner-only if missing), folds
+/// its log.
+pub(crate) fn open_dir(options: &DirConfig) -> Result<(Database, MoveLog, Opened), StoreError> {
+    let dir = options.path.as_path();
     let dir_err = |source| StoreError::Dir {
         path: dir.to_owned(),
         source,
@@ -98,7 +97,7 @@ struct Survey {
 }
 
 /// The read-only phase: every check, nothing written (but our own repaired copy).
-fn survey(dir: &Path, options: OpenOptions) -> Result<Survey, StoreError> {
+fn survey(dir: &Path, options: &DirConfig) -> Result<Survey, StoreError> {
     let db_path = dir.join(DATABASE);
     let log_path = dir.join(MOVE_LOG);
     let corrupt = |path: &Path, what: String| StoreError::Corrupt {
@@ -213,7 +212,7 @@ enum Unreadable {
 fn read_database(
     dir: &Path,
     db_path: &Path,
-    options: OpenOptions,
+    options: &DirConfig,
 ) -> Result<(Source, Contents), Unreadable> {
     let damaged = |e: &dyn std::fmt::Display| Unreadable::Damaged(e.to_string());
     match ReadOnlyDatabase::open(db_path) {
@@ -299,7 +298,7 @@ fn read(db: &impl ReadableDatabase) -> Result<Contents, redb::Error> {
 fn write(
     dir: &Path,
     survey: Survey,
-    options: OpenOptions,
+    options: &DirConfig,
 ) -> Result<(Database, MoveLog, Opened), StoreError> {
     let dir_err = |source| StoreError::Dir {
         path: dir.to_owned(),

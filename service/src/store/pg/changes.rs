@@ -157,7 +157,7 @@ mod tests {
                 state: None,
                 tail: Vec::new(),
                 move_number: 0,
-                status: 1,
+                status: crate::store::pg::sql::ACTIVE,
                 resigned_seat: None,
                 ended_at_ms: 0,
                 touched_ms: 0,

@@ -1,16 +1,17 @@
 //! The PostgreSQL store: matches in a database that any number of `cardhouse serve`
 //! replicas share (`--store postgres://…`).
 //!
-//! | file | concern |
-//! |---|---|
-//! | `schema.rs` | the migrations, applied at start under an advisory lock |
-//! | `sql.rs` | the statements, and the columns of a stored match |
-//! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement |
-//! | `changes.rs` | the changes of matches, written in batches |
-//! | `loads.rs` | loads and revalidations, read in batches |
-//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep |
-//! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas |
-//! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection |
+//! | file | concern | may call |
+//! |---|---|---|
+//! | `schema.rs` | the migrations, applied at start under an advisory lock | `sql`, `tls` |
+//! | `sql.rs` | the statements, and the columns of a stored match | — |
+//! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement | — |
+//! | `changes.rs` | the changes of matches, written in batches | `pool`, `sql` |
+//! | `loads.rs` | loads and revalidations, read in batches | `pool`, `sql` |
+//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep | `sql` |
+//! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas | `sql`, `tls` |
+//! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection | `sql` |
+//! | `mod.rs` | [`PgStore`] and its configuration ([`PgConfig`]): the contract kept in PostgreSQL | `batch`, `changes`, `loads`, `notices`, `pool`, `schema`, `sql`, `tls` |
 //!
 //! # Schema
 //!
@@ -91,6 +92,7 @@ use std::time::Duration;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio::sync::{mpsc, watch};
 
+use crate::domain::{MatchStatus, Seat};
 use crate::store::{
     Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
     StoredMatch, Swept,
@@ -99,6 +101,35 @@ use batch::Batcher;
 use pool::Db;
 use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
 pub use tls::PgConnect;
+
+/// The connections each replica keeps to PostgreSQL unless configured (`--store-pool-size`).
+pub const DEFAULT_POOL_SIZE: usize = 16;
+
+/// A PostgreSQL store's configuration (`--store`, `--store-pool-size`, `--store-notices`).
+#[derive(Clone, Debug)]
+pub struct PgConfig {
+    /// `postgres://user@host:port/dbname`, with `sslmode` and `sslrootcert` for TLS
+    /// ([`tls`]).
+    pub url: String,
+    /// Connections in the pool (besides one that listens for change notices and one that
+    /// sends them).
+    pub pool_size: usize,
+    /// Send and listen for change notices (`LISTEN`/`NOTIFY`), so that a Watch sees moves
+    /// made through other replicas at once; off, it sees them within a second (its poll).
+    pub notices: bool,
+}
+
+impl PgConfig {
+    /// The database at `url`, with the default pool ([`DEFAULT_POOL_SIZE`]) and notices on.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> PgConfig {
+        PgConfig {
+            url: url.into(),
+            pool_size: DEFAULT_POOL_SIZE,
+            notices: true,
+        }
+    }
+}
 
 /// A connection pool to the database, and the listening task.
 pub struct PgStore {
@@ -120,7 +151,8 @@ impl std::fmt::Debug for PgStore {
 }
 
 impl PgStore {
-    /// Connects to `url`, migrates the schema, and (with `notices`) starts listening for
+    /// Connects to the database `config` names, migrates the schema, and (with its
+    /// `notices`) starts listening for
     /// change notices and sending its own. A database without `LISTEN` (CockroachDB, for
     /// one) runs without notices, with a warning: then a `Watch` learns of moves made through
     /// other replicas only from the watchers' once-a-second poll.
@@ -128,8 +160,9 @@ impl PgStore {
     /// # Errors
     /// A bad URL, an unreachable database, or a failed migration, with the database's own
     /// message.
-    pub async fn open(url: &str, pool_size: usize, notices: bool) -> Result<PgStore, StoreError> {
-        let connect = PgConnect::parse(url)?;
+    pub async fn open(config: &PgConfig) -> Result<PgStore, StoreError> {
+        let (pool_size, notices) = (config.pool_size, config.notices);
+        let connect = PgConnect::parse(&config.url)?;
         let mut origin = [0u8; 8];
         getrandom::fill(&mut origin).map_err(|e| failed(format!("OS randomness: {e}")))?;
         let origin = u64::from_le_bytes(origin);
@@ -362,7 +395,7 @@ impl SharedStore for PgStore {
             let limit = as_i64(limit as u64);
             let rows = self
                 .db
-                .read_seldom(LIST, &[&after, &limit, &include_ended])
+                .read_seldom(LIST, &[&after, &limit, &include_ended, &ACTIVE])
                 .await?;
             Ok(rows
                 .iter()
@@ -374,8 +407,8 @@ impl SharedStore for PgStore {
                     Listed {
                         id: r.get(0),
                         game: game_name(&prefix).unwrap_or_default(),
-                        seats,
-                        status: r.get(3),
+                        seats: seats.into_iter().map(Seat::from_code).collect(),
+                        status: MatchStatus::from_code(r.get(3)),
                         actions: as_u64(r.get(4)),
                         driving: r.get(5),
                         ended_at_ms: as_u64(r.get(6)),

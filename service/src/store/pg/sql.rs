@@ -1,14 +1,16 @@
 //! The PostgreSQL store's statements, and the conversions between its columns and a
 //! stored match.
 
+use crate::domain::MatchStatus;
 use crate::store::{StoreError, StoredMatch};
 
 /// The advisory lock held while migrating ("cardhous").
 pub(crate) const MIGRATION_LOCK: i64 = 0x6361_7264_686f_7573;
-/// `pb::MatchStatus::Active`.
-pub(crate) const ACTIVE: i32 = 1;
-/// `pb::MatchStatus::Aborted`.
-pub(crate) const ABORTED: i32 = 4;
+/// The `status` column of an active match (the migrations' partial index `matches_ended`
+/// names the same code, 1).
+pub(crate) const ACTIVE: i32 = MatchStatus::Active.code();
+/// The `status` column of an aborted match.
+pub(crate) const ABORTED: i32 = MatchStatus::Aborted.code();
 
 // The two batch statements below join an array (`unnest`) with `matches` and also say
 // `m.id = ANY($1)`: that condition is an index condition on the primary key, so the rows of
@@ -74,11 +76,11 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
-/// Matches in id order after `$1`, at most `$2`, active ones only unless `$3`; the first
-/// bytes of the state (enough for the game's name).
+/// Matches in id order after `$1`, at most `$2`, active ones (status `$4`, [`ACTIVE`]) only
+/// unless `$3`; the first bytes of the state (enough for the game's name).
 pub(crate) const LIST: &str = "SELECT id, header, substring(state from 1 for 80), status, \
                                move_number, driving, ended_at_ms FROM matches \
-                               WHERE id > $1 AND ($3 OR status = 1) ORDER BY id LIMIT $2";
+                               WHERE id > $1 AND ($3 OR status = $4) ORDER BY id LIMIT $2";
 
 /// Bytes of one action in the `tail` column (unsigned, big-endian).
 pub(crate) const TAIL_BYTES: usize = 4;
