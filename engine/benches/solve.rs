@@ -49,7 +49,7 @@ fn sample<G: Game>(
 }
 
 /// Benchmarks solving the states of `states` in turn, checking each result.
-fn bench_solves<S: Solvable>(c: &mut Criterion, name: &str, states: &[S]) {
+fn bench_solves<S: State + Solvable>(c: &mut Criterion, name: &str, states: &[S]) {
     let mut solver = Solver::new();
     let bound = states[0].game().max_return() as i32;
     let mut k = 0;

@@ -5,12 +5,13 @@
 //! unrelated), and the nodes searched per solve.
 //!
 //! ```text
-//! cargo run --release -p cardhouse --example solve_times -- [DEALS] [GAME] [JASS_FIRST_LEAD_DEALS]
+//! cargo run --release -p cardhouse --example solve_times -- [DEALS] [GAME] [JASS_FIRST_LEAD_DEALS] [TABLE_ENTRIES]
 //! ```
 //!
 //! `DEALS` defaults to 200. A Jass deal from the first lead takes seconds, so that row uses
 //! `JASS_FIRST_LEAD_DEALS` deals (default 20). `GAME` is `jass`, `klaberjass` or `avinas`
-//! (default: all three). The first lead of Avinas is the declarer's (after the knock and the
+//! (default: all three). `TABLE_ENTRIES` is the solver's table size (default
+//! `cardhouse::solve::DEFAULT_TABLE_ENTRIES`; larger tables help the long Jass solves). The first lead of Avinas is the declarer's (after the knock and the
 //! double, or the bidding game's opening lead, which fixes trump).
 
 use std::time::{Duration, Instant};
@@ -49,7 +50,7 @@ fn sample<G: Game>(
 
 /// Solve times (sorted) and the nodes searched in all.
 #[allow(clippy::disallowed_methods)] // an example may read the clock
-fn time<S: Solvable>(solver: &mut Solver, states: &[S]) -> (Vec<Duration>, u64) {
+fn time<S: State + Solvable>(solver: &mut Solver, states: &[S]) -> (Vec<Duration>, u64) {
     let nodes = solver.nodes();
     let mut out = Vec::with_capacity(states.len());
     for s in states {
@@ -80,6 +81,7 @@ fn run<G: Game>(
     label: &str,
     game: &G,
     deals: [usize; 2],
+    table: usize,
     per_trick: usize,
     at: impl Fn(&G::State) -> (usize, bool) + Copy,
 ) where
@@ -93,7 +95,7 @@ fn run<G: Game>(
                 states.push(s);
             }
         }
-        let mut solver = Solver::new();
+        let mut solver = Solver::with_table_entries(table);
         let (times, nodes) = time(&mut solver, &states);
         let from = if tricks_done == 0 {
             "first lead"
@@ -109,18 +111,22 @@ fn main() {
     let deals: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(200);
     let only = args.get(2).filter(|g| g.as_str() != "all").cloned();
     let jass_first: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(20);
+    let table: usize = args
+        .get(4)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(cardhouse::solve::DEFAULT_TABLE_ENTRIES);
     let want = |g: &str| only.as_deref().is_none_or(|o| o == g);
     let deal = options([("scope", "deal".into())]);
     if want("jass") {
         let game = JassGame::from_options(&deal).expect("options");
-        run("jass", &game, [jass_first, deals], 4, |s| {
+        run("jass", &game, [jass_first, deals], table, 4, |s| {
             let left: usize = (0..4).map(|p| s.hand(p).len()).sum();
             (36 - left, s.phase() == JassPhase::Play && left % 4 == 0)
         });
     }
     if want("klaberjass") {
         let game = KlaberjassGame::from_options(&deal).expect("options");
-        run("klaberjass", &game, [deals, deals], 2, |s| {
+        run("klaberjass", &game, [deals, deals], table, 2, |s| {
             let left = s.hand(0).len() + s.hand(1).len();
             (
                 18 - left,
@@ -130,7 +136,7 @@ fn main() {
     }
     if want("avinas") {
         let game = AvinasGame::from_options(&deal).expect("options");
-        run("avinas", &game, [deals, deals], 4, |s| {
+        run("avinas", &game, [deals, deals], table, 4, |s| {
             let left: usize = (0..4).map(|p| s.hand(p).len()).sum();
             let play = matches!(s.phase(), AvinasPhase::Play | AvinasPhase::StopChoice);
             (32 - left, play && left % 4 == 0)

@@ -75,7 +75,15 @@
 //! at the declarer's continue-or-stop choice, and at the knock and double decisions. Any
 //! other state (a chance node, the bidding, a finished game) is an [`Error::WrongNode`]
 //! saying what is needed; Cribbage has no trick play and does not implement [`Solvable`]
-//! ([`unsupported_game`] gives the error to report for it).
+//! (its [`crate::State::solvable`] is the error of [`unsupported_game`]).
+//!
+//! # Where
+//!
+//! Typed states solve directly (`solver.solve(&jass_state)`); code generic over games goes
+//! through [`crate::State::solvable`] or [`crate::AnyState::solvable`]
+//! (`solver.solve(state.solvable()?)`). Python: `state.solve()` (`{action id: value}`);
+//! gRPC: `Engine.Solve`. The `pimc` bot ([`crate::bots::pimc`]) solves states resampled for
+//! its seat, each within a node budget ([`Solver::solve_within`]).
 //!
 //! # How
 //!
@@ -102,7 +110,7 @@ mod table;
 pub(crate) use position::{Deck, Position, sure_points};
 pub(crate) use search::{Rules, Search, TrickEnd};
 
-use crate::{Action, Error, State};
+use crate::{Action, Error};
 
 /// Entries of the table of [`Solver::new`] (48 bytes each: 12 MiB).
 pub const DEFAULT_TABLE_ENTRIES: usize = 1 << 18;
@@ -157,10 +165,12 @@ impl Solution {
     }
 }
 
-/// The states the solver can solve: Jass, Klaberjass and Avinas (sealed).
-pub trait Solvable: State + sealed::Solve {}
+/// The states the solver can solve: Jass, Klaberjass and Avinas (sealed). Code generic over
+/// games reaches it through [`crate::State::solvable`] (or [`crate::AnyState::solvable`]),
+/// which for a game without trick play (Cribbage) is the error of [`unsupported_game`].
+pub trait Solvable: sealed::Solve {}
 
-impl<S: State + sealed::Solve> Solvable for S {}
+impl<S: sealed::Solve + ?Sized> Solvable for S {}
 
 pub(crate) mod sealed {
     use super::{Solution, Solver};
@@ -181,6 +191,8 @@ pub struct Solver {
     table: table::Table,
     config: Option<Config>,
     nodes: u64,
+    /// The node count past which searches stop ([`Solver::solve_within`]; `u64::MAX`: none).
+    node_limit: u64,
 }
 
 /// The rules' fixed parameters of one solve (game, trump or mode, options, declarer, ...)
@@ -208,6 +220,7 @@ impl Solver {
             table: table::Table::new(entries),
             config: None,
             nodes: 0,
+            node_limit: u64::MAX,
         }
     }
 
@@ -234,9 +247,32 @@ impl Solver {
     /// # Errors
     /// [`Error::WrongNode`] if `state` is not a state of trick play the solver handles (see
     /// the module docs): a chance node, the bidding, a finished game.
-    pub fn solve<S: Solvable>(&mut self, state: &S) -> Result<Solution, Error> {
+    pub fn solve<S: Solvable + ?Sized>(&mut self, state: &S) -> Result<Solution, Error> {
         self.table.next_age();
         state.solve_with(self, true)
+    }
+
+    /// As [`Solver::solve`], giving up (`Ok(None)`) once the solve has searched more than
+    /// `max_nodes` nodes: a bound on the work of one solve that does not depend on the
+    /// machine, for callers with a time budget (the `pimc` bot). A solve given up leaves the
+    /// table empty; a solve completed is exact, as ever.
+    ///
+    /// # Errors
+    /// As [`Solver::solve`].
+    pub fn solve_within<S: Solvable + ?Sized>(
+        &mut self,
+        state: &S,
+        max_nodes: u64,
+    ) -> Result<Option<Solution>, Error> {
+        let start = self.nodes;
+        self.node_limit = start.saturating_add(max_nodes);
+        let solution = self.solve(state);
+        self.node_limit = u64::MAX;
+        if self.nodes - start > max_nodes {
+            self.clear();
+            return Ok(None);
+        }
+        solution.map(Some)
     }
 
     /// The value of the position for the side of the seat to move (cheaper than
@@ -244,7 +280,7 @@ impl Solver {
     ///
     /// # Errors
     /// As [`Solver::solve`].
-    pub fn value<S: Solvable>(&mut self, state: &S) -> Result<i32, Error> {
+    pub fn value<S: Solvable + ?Sized>(&mut self, state: &S) -> Result<i32, Error> {
         self.table.next_age();
         Ok(state.solve_with(self, false)?.value)
     }
@@ -260,7 +296,8 @@ impl Solver {
             self.table.clear();
             self.config = Some(config);
         }
-        Search::new(rules, &mut self.table, &mut self.nodes)
+        let budget = self.node_limit.saturating_sub(self.nodes);
+        Search::new(rules, &mut self.table, &mut self.nodes, budget)
     }
 }
 
@@ -268,7 +305,7 @@ impl Solver {
 ///
 /// # Errors
 /// As [`Solver::solve`].
-pub fn solve<S: Solvable>(state: &S) -> Result<Solution, Error> {
+pub fn solve<S: Solvable + ?Sized>(state: &S) -> Result<Solution, Error> {
     Solver::with_table_entries(ONE_OFF_TABLE_ENTRIES).solve(state)
 }
 
@@ -286,27 +323,4 @@ pub(crate) fn not_solvable(game: &str, why: &str, allowed: &str) -> Error {
     Error::WrongNode(format!(
         "cannot solve this {game} state: {why}; the solver needs {allowed}"
     ))
-}
-
-/// Values of the actions of a decision taken before or between the tricks, from the values
-/// for side 0 of the states they lead to (`value0`), for the side of the seat to move. The
-/// actions are solved in the order of `group` (actions of one group share the solver's
-/// table, e.g. leads that fix the same trump) and listed in ascending order.
-pub(crate) fn decide<S: State>(
-    state: &S,
-    seat: usize,
-    group: impl Fn(Action) -> u32,
-    mut value0: impl FnMut(&S) -> Result<i32, Error>,
-) -> Result<Solution, Error> {
-    let sign = if seat & 1 == 0 { 1 } else { -1 };
-    let mut order: Vec<Action> = state.legal_actions().iter().collect();
-    order.sort_by_key(|&a| (group(a), a));
-    let mut actions = Vec::with_capacity(order.len());
-    for a in order {
-        let mut child = state.clone();
-        child.apply(a)?;
-        actions.push((a, sign * value0(&child)?));
-    }
-    actions.sort_unstable();
-    Ok(Solution::from_actions(seat, actions))
 }

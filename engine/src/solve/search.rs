@@ -102,6 +102,10 @@ pub(crate) struct Search<'a, R: Rules> {
     rules: &'a R,
     table: &'a mut Table,
     nodes: u64,
+    /// Nodes this search may still visit; past it every node fails low at once, the values
+    /// found are meaningless and the solver throws them and the table away (see
+    /// [`super::Solver::solve_within`]).
+    budget: u64,
     total: &'a mut u64,
 }
 
@@ -120,12 +124,14 @@ impl<R: Rules> std::fmt::Debug for Search<'_, R> {
 }
 
 impl<'a, R: Rules> Search<'a, R> {
-    /// A search with `rules` using `table`, adding its node count to `total`.
-    pub(crate) fn new(rules: &'a R, table: &'a mut Table, total: &'a mut u64) -> Self {
+    /// A search with `rules` using `table`, adding its node count to `total`, visiting at
+    /// most `budget` nodes with meaningful results.
+    pub(crate) fn new(rules: &'a R, table: &'a mut Table, total: &'a mut u64, budget: u64) -> Self {
         Search {
             rules,
             table,
             nodes: 0,
+            budget,
             total,
         }
     }
@@ -275,6 +281,10 @@ impl<'a, R: Rules> Search<'a, R> {
     /// Fail-soft alpha-beta value of `pos` for the side to move.
     fn node(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
+        if self.nodes > self.budget {
+            // Over budget: unwind at once (fail low; every test still ends a bound).
+            return alpha;
+        }
         let me = pos.mover(R::PLAYERS);
         let s = side_sign(me);
         let (lo0, hi0) = self.rules.bounds(pos);

@@ -6,13 +6,13 @@ use cardhouse::games::avinas::{AvinasGame, Phase as AvinasPhase};
 use cardhouse::games::jass::{JassGame, Phase as JassPhase};
 use cardhouse::games::klaberjass::{KlaberjassGame, Phase as KlaberjassPhase};
 use cardhouse::solve::{Solvable, Solver};
-use cardhouse::{Game, Player, SeededRng};
+use cardhouse::{Game, Player, SeededRng, State};
 
 use super::{cases, deal_options, random_play_state};
 
 /// Plays random actions from `state` to the end of the deal, checking each action's value
 /// against the solved value of the state it leads to, and the last against the return.
-fn follow<S: Solvable>(solver: &mut Solver, state: &S, rng: &mut SeededRng) -> usize {
+fn follow<S: State + Solvable>(solver: &mut Solver, state: &S, rng: &mut SeededRng) -> usize {
     let mut s = state.clone();
     let mut solution = solver.solve(&s).expect("solvable");
     let mut steps = 0;

@@ -12,7 +12,7 @@ use cardhouse::{Action, Card, Game, Player, Rank, SeededRng, State, Suit};
 use super::{between, cases, deal_options, random_play_state};
 
 /// Checks every pair of legal actions `equivalent` names at `state`; returns how many.
-fn check_pairs<S: Solvable>(
+fn check_pairs<S: State + Solvable>(
     solver: &mut Solver,
     state: &S,
     equivalent: impl Fn(Action, Action) -> bool,

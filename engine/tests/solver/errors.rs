@@ -1,6 +1,7 @@
 //! States the solver does not handle give a precise error, never a panic.
 
 use cardhouse::games::avinas::{AvinasGame, Phase as AvinasPhase};
+use cardhouse::games::cribbage::CribbageGame;
 use cardhouse::games::jass::{JassGame, Phase as JassPhase};
 use cardhouse::games::klaberjass::{KlaberjassGame, Phase as KlaberjassPhase};
 use cardhouse::solve::{Solvable, Solver, solve, unsupported_game};
@@ -9,7 +10,7 @@ use cardhouse::{Error, Game, SeededRng, State};
 use super::deal_options;
 
 /// The solver's error at `state`, with its message checked to say what is needed.
-fn error_at<S: Solvable>(state: &S) -> String {
+fn error_at<S: State + Solvable>(state: &S) -> String {
     let e = solve(state).expect_err("not solvable");
     assert!(matches!(e, Error::WrongNode(_)), "{e:?}");
     assert_eq!(Solver::new().value(state).expect_err("not solvable"), e);
@@ -70,7 +71,48 @@ fn avinas_outside_play_is_an_error() {
 
 #[test]
 fn a_game_without_tricks_has_its_error() {
-    let e = unsupported_game("cribbage");
+    let game = CribbageGame::from_options(&deal_options(&[])).expect("options");
+    let mut state = game.new_initial_state();
+    state.resolve_chance(&mut SeededRng::new(1));
+    let Err(e) = state.solvable() else {
+        panic!("cribbage is solvable")
+    };
+    assert_eq!(e, unsupported_game("cribbage"));
     assert!(matches!(e, Error::WrongNode(_)));
     assert!(e.to_string().contains("cribbage cannot be solved"), "{e}");
+    // And through the registry.
+    let any = cardhouse::new_game("cribbage", &deal_options(&[])).expect("options");
+    let Err(e) = any.new_initial_state().solvable() else {
+        panic!("cribbage is solvable")
+    };
+    assert_eq!(e, unsupported_game("cribbage"));
+}
+
+#[test]
+fn the_registry_solves_the_games_with_tricks() {
+    for name in ["jass", "klaberjass", "avinas"] {
+        let game = cardhouse::new_game(name, &deal_options(&[])).expect("options");
+        let mut state = game.new_initial_state();
+        let mut rng = SeededRng::new(5);
+        let mut decisions = Vec::new();
+        while !state.is_terminal() {
+            if state.is_chance_node() {
+                state.resolve_chance(&mut rng).expect("chance");
+            } else {
+                decisions.push(state.clone());
+                let a = state.legal_actions().choose(&mut rng).expect("legal");
+                state.apply(a).expect("legal");
+            }
+        }
+        // The last decisions of a deal are in its last tricks.
+        let mut solver = Solver::new();
+        for s in decisions.iter().rev().take(6) {
+            let solvable = s.solvable().expect("a game with tricks");
+            let solution = solver.solve(solvable).expect("a state of play");
+            let listed: Vec<_> = solution.actions.iter().map(|&(a, _)| a).collect();
+            let legal: Vec<_> = s.legal_actions().iter().collect();
+            assert_eq!(listed, legal, "{name}");
+            assert_eq!(solver.value(solvable), Ok(solution.value), "{name}");
+        }
+    }
 }

@@ -7,6 +7,7 @@
 //! Case counts are smaller in debug builds (`cargo test` in CI) than in release.
 
 mod avinas;
+mod budget;
 mod deals;
 mod equivalent;
 mod errors;
@@ -56,7 +57,7 @@ fn minimax<S: State>(state: &S) -> f64 {
 }
 
 /// Checks the solver's values of every action at `state` against [`minimax`].
-fn check_against_minimax<S: Solvable>(solver: &mut Solver, state: &S) {
+fn check_against_minimax<S: State + Solvable>(solver: &mut Solver, state: &S) {
     let solution = solver
         .solve(state)
         .unwrap_or_else(|e| panic!("{e}\n{state}"));

@@ -692,4 +692,8 @@ impl State for AvinasState {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
+
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Ok(self)
+    }
 }

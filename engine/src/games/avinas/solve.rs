@@ -27,7 +27,7 @@ use super::{
     AllTricksLoss, AvinasState, CONTINUE, FACE_DOWN_BASE, Kind, NAMED_BASE, Phase, SchwarzBasis,
 };
 use crate::solve::{
-    Config, Deck, Position, Rules, Search, Solution, Solver, TrickEnd, decide, not_solvable,
+    Config, Deck, Position, Rules, Search, Solution, Solver, TrickEnd, not_solvable,
 };
 use crate::{Action, Error, State};
 
@@ -378,6 +378,29 @@ fn reached(
         // Side 0's value `−U` at most `d`.
         !test(search, d + 1)
     }
+}
+
+/// Values of the actions of a decision taken before or between the tricks, from the values
+/// for side 0 of the states they lead to (`value0`), for the side of the seat to move. The
+/// actions are solved in the order of `group` (actions of one group share the solver's
+/// table, e.g. leads that fix the same trump) and listed in ascending order.
+fn decide(
+    state: &AvinasState,
+    seat: usize,
+    group: impl Fn(Action) -> u32,
+    mut value0: impl FnMut(&AvinasState) -> Result<i32, Error>,
+) -> Result<Solution, Error> {
+    let sign = if seat & 1 == 0 { 1 } else { -1 };
+    let mut order: Vec<Action> = state.legal_actions().iter().collect();
+    order.sort_by_key(|&a| (group(a), a));
+    let mut actions = Vec::with_capacity(order.len());
+    for a in order {
+        let mut child = state.clone();
+        child.apply(a)?;
+        actions.push((a, sign * value0(&child)?));
+    }
+    actions.sort_unstable();
+    Ok(Solution::from_actions(seat, actions))
 }
 
 impl crate::solve::sealed::Solve for AvinasState {

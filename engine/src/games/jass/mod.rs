@@ -598,4 +598,8 @@ impl State for JassState {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
     }
+
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Ok(self)
+    }
 }
