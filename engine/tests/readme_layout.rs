@@ -28,7 +28,10 @@ fn readme() -> String {
 /// The text of the fenced block that follows the `## Layout` heading.
 fn layout_block(readme: &str) -> Vec<&str> {
     let mut lines = readme.lines().skip_while(|l| l.trim_end() != "## Layout");
-    assert!(lines.next().is_some(), "the README has a `## Layout` section");
+    assert!(
+        lines.next().is_some(),
+        "the README has a `## Layout` section"
+    );
     let mut lines = lines.skip_while(|l| !l.starts_with("```"));
     assert!(
         lines.next().is_some(),

@@ -35,6 +35,10 @@ pub enum ApiError {
     /// The match has ended.
     #[error("the match is over ({0})")]
     MatchOver(&'static str),
+    /// The request cannot be done in the match's present state (e.g. a move after the
+    /// seat's clock ran out), as the text says.
+    #[error("{0}")]
+    FailedPrecondition(String),
     /// The match is still running.
     #[error("the match is still running; its record is available after it ends")]
     MatchRunning,
@@ -114,9 +118,10 @@ impl From<ApiError> for Status {
             ApiError::MatchNotFound(_) => Code::NotFound,
             ApiError::Unauthenticated(_) => Code::Unauthenticated,
             ApiError::PermissionDenied(_) => Code::PermissionDenied,
-            ApiError::NotYourTurn { .. } | ApiError::MatchOver(_) | ApiError::MatchRunning => {
-                Code::FailedPrecondition
-            }
+            ApiError::NotYourTurn { .. }
+            | ApiError::MatchOver(_)
+            | ApiError::MatchRunning
+            | ApiError::FailedPrecondition(_) => Code::FailedPrecondition,
             ApiError::StaleMove { .. } | ApiError::Conflict => Code::Aborted,
             ApiError::ResourceExhausted(_) => Code::ResourceExhausted,
             ApiError::ShuttingDown | ApiError::StoreFailed | ApiError::StoreUnavailable => {

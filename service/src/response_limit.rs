@@ -81,6 +81,7 @@ impl Matches for Limited {
         resign: pb::ResignRequest => pb::ResignResponse;
         abort_match: pb::AbortMatchRequest => pb::AbortMatchResponse;
         describe_games: pb::DescribeGamesRequest => pb::DescribeGamesResponse;
+        set_away: pb::SetAwayRequest => pb::SetAwayResponse;
     }
 
     type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchResponse, Status>> + Send>>;

@@ -59,6 +59,7 @@ async fn create(c: &mut Client, game: &str, seats: &[pb::SeatKind], iterations: 
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: iterations,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap_or_else(|s| panic!("create {game}: {s:?}"))

@@ -76,6 +76,7 @@ async fn every_game_is_offered_by_every_service() {
                 seats,
                 ismcts_iterations: None,
                 bots: Default::default(),
+                time_control: None,
             })
             .await;
         assert!(created.is_ok(), "{}: {created:?}", info.name);

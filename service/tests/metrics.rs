@@ -39,6 +39,7 @@ async fn create(
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap_or_else(|s| panic!("create {game}: {s:?}"))

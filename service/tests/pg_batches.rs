@@ -372,8 +372,8 @@ async fn batch_statements_use_the_primary_key_on_a_new_table() {
         .unwrap();
     for (name, sql, params) in [
         ("load_many", LOAD_MANY, 2),
-        ("update_many", UPDATE_MANY, 10),
-        ("update_one", UPDATE_ONE, 10),
+        ("update_many", UPDATE_MANY, 12),
+        ("update_one", UPDATE_ONE, 12),
     ] {
         client
             .batch_execute(&format!("PREPARE {name} AS {sql}"))

@@ -225,6 +225,7 @@ async fn the_server_keeps_every_store_connection_on_tls() {
             seats: vec![pb::SeatKind::Human as i32, pb::SeatKind::RandomBot as i32],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .expect("CreateMatch over a TLS store")

@@ -71,6 +71,7 @@ async fn create(c: &mut Client, seed: u64) -> Game {
             ],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .expect("create")

@@ -402,6 +402,7 @@ async fn make_cases(server: &TestServer) -> Vec<(&'static str, String, String)> 
                 seats: pb_seats(case),
                 ismcts_iterations: (case.ismcts_iterations > 0).then_some(case.ismcts_iterations),
                 bots: Default::default(),
+                time_control: None,
             })
             .await
             .expect("a match")

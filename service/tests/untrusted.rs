@@ -57,6 +57,7 @@ fn jass(seats_: &[pb::SeatKind], target: &str, iterations: Option<u32>) -> pb::C
         seats: seats(seats_),
         ismcts_iterations: iterations,
         bots: Default::default(),
+        time_control: None,
     }
 }
 

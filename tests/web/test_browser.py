@@ -124,7 +124,8 @@ def text_of(driver, selector: str) -> str:
     return found[0].text if found else ""
 
 
-def create_in_lobby(driver, base: str, game: str, seats: list[str], seed: int, **options: str) -> None:
+def create_in_lobby(driver, base: str, game: str, seats: list[str], seed: int, clock: dict | None = None,
+                    **options: str) -> None:
     driver.get(base + "/")
     # The games, their options and seats come from the server (DescribeGames): wait for the
     # game's form and its seats.
@@ -139,6 +140,12 @@ def create_in_lobby(driver, base: str, game: str, seats: list[str], seed: int, *
     wait(driver, lambda d: css(d, last_seat) and not css(d, "button.primary[disabled]"), "the seats of " + game)
     for i, kind in enumerate(seats):
         Select(css(driver, f"select[name=seat-{i}]")[0]).select_by_visible_text(kind)
+    for name, value in (clock or {}).items():
+        field = css(driver, f"[name=clock-{name}]")[0]
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        else:
+            field.send_keys(value)
     css(driver, "input[name=seed]")[0].send_keys(str(seed))
     css(driver, "button.primary")[0].click()
     wait(driver, lambda d: "live" in text_of(d, ".live"), "the match page, live")
@@ -260,3 +267,28 @@ def test_a_spectator_sees_a_jass_match_live_with_swiss_suits(server, browser):
     wait(d, lambda d: css(d, ".trick .card[data-card]") or css(d, ".last-trick .card[data-card]"), "cards on the spectator's table")
     assert css(d, ".trick svg.suit-roses, .trick svg.suit-bells, .trick svg.suit-acorns, .trick svg.suit-shields, .last-trick svg[class*=suit-]")
     shot(d, "jass-spectator.png")
+
+
+def test_a_short_clock_runs_out_a_bot_plays_and_the_seat_goes_away(server, browser):
+    """A one-second clock: the seat's time counts down on the table, runs out, the timeout
+    bot plays for it (the log says so), the seat goes away after two timeouts and comes
+    back with its button; the record marks the moves played for it."""
+    d = browser
+    create_in_lobby(d, server, "klaberjass", ["human", "heuristic"], seed=12, scope="deal",
+                    clock={"move": "1", "bot": "random"})
+    wait(d, lambda d: "⏱" in text_of(d, ".clocks .clock.running"), "the running clock")
+    wait(d, lambda d: "time is up" in text_of(d, ".log"), "the timeout in the log", timeout=10)
+    wait(d, lambda d: "is away" in text_of(d, ".log") or ended(d), "the seat away", timeout=15)
+    if not ended(d):
+        wait(d, lambda d: "(away)" in text_of(d, ".clocks") or ended(d), "the away mark")
+        shot(d, "klaberjass-away.png")
+        css(d, "button.away")[0].click()
+        wait(d, lambda d: "is back" in text_of(d, ".log") or ended(d), "the seat back")
+        # Resign, to read the record at once.
+        d.execute_script("window.confirm = () => true;")
+        css(d, "button.resign")[0].click()
+    wait(d, ended, "the end of the match")
+    css(d, ".record-link")[0].click()
+    wait(d, lambda d: css(d, ".steps li"), "the record")
+    steps = [li.text for li in css(d, ".steps li")]
+    assert any("played by random: time was up" in t for t in steps), steps

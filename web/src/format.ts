@@ -29,6 +29,8 @@ export function statusLabel(status: MatchStatus): string {
       return "resigned";
     case MatchStatus.ABORTED:
       return "aborted";
+    case MatchStatus.TIMED_OUT:
+      return "lost on time";
     default:
       return "unknown";
   }

@@ -12,6 +12,7 @@ use crate::clock::now_ms;
 use crate::domain::MatchStatus;
 use crate::matches::model::{Change, Live, Meta, Moves, count_known};
 use crate::matches::seats::is_slow;
+use crate::matches::table;
 
 /// How much [`advance`] may do in one call.
 pub(super) struct Chunk<'a> {
@@ -55,9 +56,12 @@ pub(super) fn advance(
     moves: &mut Moves,
     chunk: &mut Chunk<'_>,
 ) -> bool {
+    // Away seats are played by the stand-in bot.
+    let away = table::playing(&meta.bots, &meta.stand_in, live.table.as_ref());
+    let bots = away.as_deref().unwrap_or(&meta.bots);
     let mut auto = Metered {
         inner: PerMove {
-            bots: &meta.bots,
+            bots,
             seed: meta.seed,
         },
         meta,
@@ -68,18 +72,19 @@ pub(super) fn advance(
         resigned_seat,
         known,
         ended_at_ms,
+        table,
     } = live;
     let (expensive, deadline, max_actions) = (chunk.expensive, chunk.deadline, chunk.max_actions);
     let mut done = 0usize;
     let mut proceed = |_: &AnyState, actor: Player| {
         let slow = matches!(actor, Player::Seat(s)
-            if meta.bots.get(s).is_some_and(|b| b.as_ref().is_some_and(is_slow)));
+            if bots.get(s).is_some_and(|b| b.as_ref().is_some_and(is_slow)));
         let go = (expensive || !slow)
             && !deadline.is_some_and(|d| (slow || done.is_multiple_of(64)) && Instant::now() >= d);
         done += usize::from(go);
         go
     };
-    let mut observe = |at: &AnyState, _: Player, action| {
+    let mut observe = |at: &AnyState, actor: Player, action| {
         if moves.record && moves.before.is_none() {
             moves.before = Some(Live {
                 state: at.clone(),
@@ -87,7 +92,15 @@ pub(super) fn advance(
                 resigned_seat: *resigned_seat,
                 known: known.clone(),
                 ended_at_ms: *ended_at_ms,
+                table: table.clone(),
             });
+        }
+        // A human seat's move played by its stand-in (its clock ran out, or it is away).
+        if let Player::Seat(s) = actor
+            && meta.bots.get(s).is_some_and(Option::is_none)
+            && let Some(table) = table.as_mut()
+        {
+            table.stood_in_for(s, at.move_number() as u64, known[s]);
         }
         count_known(at, action, known);
         moves.actions.push(action);
@@ -142,7 +155,7 @@ impl Autoplay for Metered<'_> {
     ) -> Result<Action, cardhouse::Error> {
         let thinking = Instant::now();
         let chosen = self.inner.bot(state, seat, stop);
-        if let Some(Some(bot)) = self.meta.bots.get(seat)
+        if let Some(Some(bot)) = self.inner.bots.get(seat)
             && !matches!(bot, BotKind::Random)
         {
             crate::metrics::bot_think_seconds(&self.meta.game.name, bot.name(), thinking.elapsed());

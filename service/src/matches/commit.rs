@@ -9,7 +9,7 @@ use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
-use crate::matches::model::{Live, Match, Moves, bots_to_move};
+use crate::matches::model::{Live, Match, Moves, bots_to_move, settle_clock};
 use crate::matches::stored::stored;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
@@ -26,17 +26,22 @@ pub(super) fn writable(store: &Store) -> Result<(), ApiError> {
 }
 
 /// Queues the write of a change from `m`'s current state to `live` (the new actions, or
-/// with `snapshot` the whole match).
+/// with `snapshot` the whole match), after starting or stopping `live`'s clock for the seat
+/// it leaves to move. A match with a table (a clock, or a seat that was away) is always
+/// written whole: its table changes with every change.
 ///
 /// # Errors
 /// [`ApiError::StoreFailed`] if the store's writer is gone.
 pub(super) fn submit(
     store: &Store,
     m: &Match,
-    live: &Live,
+    live: &mut Live,
     moves: &Moves,
     snapshot: bool,
 ) -> Result<Ack, ApiError> {
+    settle_clock(&m.meta, live, !moves.actions.is_empty());
+    let snapshot = snapshot || live.table.is_some();
+    let live = &*live;
     let change = StoreChange {
         id: &m.meta.id,
         version: m.version,
@@ -63,11 +68,11 @@ pub(super) fn submit(
 pub(super) async fn commit(
     store: &Store,
     m: &mut Match,
-    live: Live,
+    mut live: Live,
     moves: Moves,
     snapshot: bool,
 ) -> Result<(), ApiError> {
-    let result = submit(store, m, &live, &moves, snapshot)?.wait().await;
+    let result = submit(store, m, &mut live, &moves, snapshot)?.wait().await;
     apply_after(m, Some((live, moves)), result, store.is_shared())
 }
 

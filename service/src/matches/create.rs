@@ -10,13 +10,15 @@ use crate::convert::{game_info, options_from_pb, seat_from_pb};
 use crate::domain::{BotSeat, MatchStatus, Seat};
 use crate::error::{ApiError, guard};
 use crate::matches::bots::{Chunk, advance, enforce_length};
+use crate::matches::clocks::time_control_of;
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
-use crate::matches::model::{Live, Match, Meta, Moves};
+use crate::matches::model::{Live, Match, Meta, Moves, settle_clock};
 use crate::matches::seats::{BotLimits, bot_for, seat_bots};
 use crate::matches::stored::stored;
+use crate::matches::table::Table;
 use crate::matches::views::{Role, match_view};
 use crate::pb;
 use crate::store::StoreError;
@@ -49,6 +51,8 @@ pub(super) async fn create(
             )));
         }
     };
+    let (time, stand_in, stand_in_name) =
+        time_control_of(req.time_control.as_ref(), &game, hub.limits.bot_limits())?;
     if !seats.contains(&Seat::Human) {
         match hub.limits.all_bot_matches {
             AllBotMatches::Allow => {}
@@ -103,6 +107,9 @@ pub(super) async fn create(
             .collect(),
         owner_token: hash_token(&owner_token),
         spectator_token: hash_token(&spectator_token),
+        stand_in,
+        stand_in_name,
+        time,
     });
     let mut live = Live {
         state: game.new_initial_state(),
@@ -110,6 +117,7 @@ pub(super) async fn create(
         resigned_seat: None,
         known: vec![0; n + 1],
         ended_at_ms: 0,
+        table: meta.time.as_ref().map(|c| Table::new(n, Some(c))),
     };
     let max_total = hub.limits.max_match_actions;
     let mut moves = Moves::new(false);
@@ -119,6 +127,7 @@ pub(super) async fn create(
     })?;
     let capped = enforce_length(&mut live, &mut moves, max_total);
     let more = more && !capped;
+    settle_clock(&meta, &mut live, true);
     let created = hub.store.submit_create(
         &stored(&meta, &live),
         live.state.move_number() as u64,
@@ -159,6 +168,7 @@ pub(super) async fn create(
         view: Some(view),
     };
     tracing::info!(match_id = %meta.id, game = %meta.game.name, "match created");
+    hub.timers.arm(&meta.id, live.table.as_ref());
     hub.cache
         .insert(meta.id.clone(), Match::new(Arc::clone(&meta), live, more))?;
     reservation.keep();

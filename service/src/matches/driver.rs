@@ -170,6 +170,7 @@ async fn finish(hub: Arc<Hub>, id: String, copy: Copy, played: Option<Played>) {
         && !hub.pool.stopping.load(Ordering::Acquire);
     if !again {
         m.driving = false;
+        hub.timers.arm(&m.meta.id, m.live.table.as_ref());
         hub.cache.settle(&m);
         return;
     }

@@ -14,6 +14,7 @@ use tonic::{Request, Response, Status};
 use crate::auth::{bearer, check_credential, is_operator};
 use crate::convert::{game_description, options_from_pb};
 use crate::error::ApiError;
+use crate::matches::away::set_away;
 use crate::matches::create::create;
 use crate::matches::play::{act, end, get_view};
 use crate::matches::records::record;
@@ -122,6 +123,14 @@ impl Matches for MatchesService {
         let req = req.into_inner();
         let view = detached(async move { end(&hub, &token, &req.match_id, None).await }).await?;
         Ok(Response::new(pb::AbortMatchResponse { view: Some(view) }))
+    }
+
+    async fn set_away(&self, req: Request<pb::SetAwayRequest>) -> Reply<pb::SetAwayResponse> {
+        let hub = Arc::clone(&self.hub);
+        let token = bearer(req.metadata())?;
+        let req = req.into_inner();
+        let view = detached(async move { set_away(&hub, &token, req).await }).await?;
+        Ok(Response::new(pb::SetAwayResponse { view: Some(view) }))
     }
 
     async fn describe_games(

@@ -8,6 +8,7 @@ use crate::matches::cache::Cache;
 use crate::matches::handoff::Handoff;
 use crate::matches::limits::MatchLimits;
 use crate::matches::pool::BotPool;
+use crate::matches::timers::Timers;
 use crate::store::Store;
 
 /// The shared state of the Matches service.
@@ -20,6 +21,8 @@ pub(super) struct Hub {
     pub(super) store: Store,
     pub(super) pool: BotPool,
     pub(super) limits: MatchLimits,
+    /// The deadlines of the clocks running in this process's matches.
+    pub(super) timers: std::sync::Arc<Timers>,
     /// Becomes true when the server shuts down (Watch streams end).
     pub(super) shutdown: watch::Receiver<bool>,
 }

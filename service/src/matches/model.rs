@@ -12,6 +12,7 @@ use tokio::sync::broadcast;
 
 use crate::clock::now_ms;
 use crate::domain::{MatchStatus, Seat};
+use crate::matches::table::{self, Table, TimeControl};
 use crate::pb;
 
 /// Capacity of a match's broadcast of changes to its watchers.
@@ -32,6 +33,12 @@ pub(super) struct Meta {
     /// IS-MCTS iterations per move as stored (0: the default).
     pub(super) ismcts_iterations: u32,
     pub(super) seat_tokens: Vec<Option<String>>,
+    /// The human seats' clock, if the match has one.
+    pub(super) time: Option<TimeControl>,
+    /// The bot that plays for a human seat whose clock ran out, or that is away, and its
+    /// name as asked for (`heuristic` unless the time control named another).
+    pub(super) stand_in: BotKind,
+    pub(super) stand_in_name: String,
     pub(super) owner_token: String,
     pub(super) spectator_token: String,
 }
@@ -46,6 +53,8 @@ pub(super) struct Live {
     pub(super) known: Vec<u64>,
     /// When the match ended (Unix milliseconds); 0 while active.
     pub(super) ended_at_ms: u64,
+    /// The clock and the away seats (`None`: no time control, and no seat was ever away).
+    pub(super) table: Option<Table>,
 }
 
 /// One change, as broadcast to watchers; each watcher redacts it for its own viewer.
@@ -59,7 +68,6 @@ pub(super) enum Change {
     /// The match ended early (resignation, abort, or its length limit), as `text` says.
     Ended { after: Live, text: String },
     /// Something happened to a seat (not an action), leaving the match at `after`.
-    #[allow(dead_code)] // made by the clocks (in progress)
     Notice {
         after: Live,
         seat: usize,
@@ -69,7 +77,6 @@ pub(super) enum Change {
 
 /// What happened to a seat at the table, as a [`Change::Notice`] tells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(dead_code)] // made by the clocks (in progress)
 pub(super) enum NoticeKind {
     /// Its clock ran out: the match's timeout policy applies.
     TimedOut,
@@ -144,6 +151,8 @@ pub(super) struct Moves {
     pub(super) record: bool,
     /// The match before the first action (kept only if `record`).
     pub(super) before: Option<Live>,
+    /// Changes to broadcast before the actions' (a seat timed out, or is back).
+    pub(super) pre: Vec<Change>,
     /// Changes to broadcast after the actions' (an end by resignation or abort).
     pub(super) changes: Vec<Change>,
 }
@@ -156,9 +165,11 @@ impl Moves {
         }
     }
 
-    /// What watchers are sent: the actions as one change, then the others.
+    /// What watchers are sent: the notices before the actions, the actions as one change,
+    /// then the others.
     pub(super) fn into_changes(self) -> Vec<Change> {
-        let mut changes = Vec::with_capacity(self.changes.len() + 1);
+        let mut changes = Vec::with_capacity(self.pre.len() + self.changes.len() + 1);
+        changes.extend(self.pre);
         if let Some(before) = self.before
             && !self.actions.is_empty()
         {
@@ -220,6 +231,23 @@ pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
     }
 }
 
+/// Starts or stops the clock of `live` after a change (`moved`: it applied actions), at the
+/// server's time now: see [`table::settle`].
+pub(super) fn settle_clock(meta: &Meta, live: &mut Live, moved: bool) {
+    if let Some(table) = live.table.as_mut() {
+        let active = live.status == MatchStatus::Active;
+        table::settle(
+            meta.time.as_ref(),
+            &meta.bots,
+            &live.state,
+            active,
+            table,
+            moved,
+            now_ms(),
+        );
+    }
+}
+
 /// A stored status (checked), made consistent with the state: an active match whose state
 /// is `terminal` is finished (its last moves were logged, its final header not yet written).
 pub(super) fn status_of(stored: MatchStatus, terminal: bool) -> MatchStatus {
@@ -229,11 +257,15 @@ pub(super) fn status_of(stored: MatchStatus, terminal: bool) -> MatchStatus {
     }
 }
 
-/// Whether bots or chance are to move in `live`.
+/// Whether bots or chance are to move in `live` (a human seat the stand-in bot plays, away
+/// or timed out, counts as a bot's).
 pub(super) fn bots_to_move(meta: &Meta, live: &Live) -> bool {
     match live.state.current_player() {
         Player::Chance => true,
-        Player::Seat(seat) => meta.bots.get(seat).is_some_and(Option::is_some),
+        Player::Seat(seat) => {
+            meta.bots.get(seat).is_some_and(Option::is_some)
+                || live.table.as_ref().is_some_and(|t| t.stood_in(seat))
+        }
         Player::Terminal => false,
     }
 }
@@ -245,14 +277,16 @@ pub(super) fn status_name(s: MatchStatus) -> &'static str {
         MatchStatus::Finished => "finished",
         MatchStatus::Resigned => "a seat resigned",
         MatchStatus::Aborted => "aborted",
-        MatchStatus::TimedOut => "a seat's clock ran out",
+        MatchStatus::TimedOut => "a seat's clock ran out (it lost on time)",
     }
 }
 
-/// The event text of a match that ended early at `live` (resigned or aborted).
+/// The event text of a match that ended early at `live` (resigned, lost on time or
+/// aborted).
 pub(super) fn ended_text(live: &Live) -> String {
-    match live.resigned_seat {
-        Some(s) => format!("seat {s} resigned"),
-        None => "the match was aborted".to_owned(),
+    match (live.status, live.resigned_seat) {
+        (MatchStatus::TimedOut, Some(s)) => format!("seat {s} lost on time: its clock ran out"),
+        (_, Some(s)) => format!("seat {s} resigned"),
+        _ => "the match was aborted".to_owned(),
     }
 }

@@ -14,8 +14,11 @@ use crate::matches::commit::{PendingCommit, commit, submit, writable};
 use crate::matches::driver::drive;
 use crate::matches::handoff::NOTICE_WAIT;
 use crate::matches::hub::Hub;
-use crate::matches::model::{Change, Live, Match, Moves, apply_counted, ended_text, status_name};
+use crate::matches::model::{
+    Change, Live, Match, Moves, NoticeKind, apply_counted, ended_text, status_name,
+};
 use crate::matches::stored::extend;
+use crate::matches::table::{self, StandInReason};
 use crate::matches::views::{Role, match_view, match_view_with, role_of};
 use crate::pb;
 use crate::store::Store;
@@ -55,7 +58,7 @@ pub(super) async fn act(
         hub.cache.reload(&mut m).await?;
     }
     for attempt in 0.. {
-        let (live, moves, more) = match prepare_act(hub, &m, seat, &req) {
+        let (mut live, moves, more) = match prepare_act(hub, &m, seat, &req) {
             Ok(prepared) => prepared,
             Err(e) if !refreshed => {
                 // The client has seen moves this copy lacks: another replica made them, and
@@ -74,7 +77,7 @@ pub(super) async fn act(
         };
         // A match that just finished gets a full snapshot with its final status.
         let snapshot = live.status != MatchStatus::Active;
-        let ack = submit(&hub.store, &m, &live, &moves, snapshot)?;
+        let ack = submit(&hub.store, &m, &mut live, &moves, snapshot)?;
         // From here the change completes even if this request is dropped.
         let pending = PendingCommit {
             m: Some(m),
@@ -104,6 +107,7 @@ pub(super) async fn act(
             m.driving = true;
             drive(hub, m.meta.id.clone());
         }
+        hub.timers.arm(&m.meta.id, m.live.table.as_ref());
         hub.cache.settle(&m);
         return view;
     }
@@ -145,6 +149,7 @@ fn prepare_act(
         return Err(ApiError::MatchOver(status_name(m.live.status)));
     }
     writable(&hub.store)?;
+    let now = now_ms();
     let actual = m.live.known[seat];
     let Some(expected) = req.expected_move_number else {
         return Err(ApiError::InvalidArgument(format!(
@@ -153,6 +158,9 @@ fn prepare_act(
         )));
     };
     if expected != actual {
+        if let Some(late) = timed_out_at(m, seat, expected) {
+            return Err(late);
+        }
         return Err(ApiError::StaleMove { expected, actual });
     }
     let state = &m.live.state;
@@ -165,6 +173,25 @@ fn prepare_act(
                 Player::Terminal => "the game is over".into(),
             },
         });
+    }
+    if m.live
+        .table
+        .as_ref()
+        .is_some_and(|t| t.covering == Some(seat))
+    {
+        return Err(ApiError::FailedPrecondition(format!(
+            "seat {seat}'s clock ran out: the match's timeout bot (`{}`) is playing this \
+             turn, nothing was applied",
+            m.meta.stand_in_name
+        )));
+    }
+    if let Some(deadline) = m.live.table.as_ref().and_then(|t| t.deadline_of(seat))
+        && now >= deadline
+    {
+        return Err(ApiError::FailedPrecondition(format!(
+            "seat {seat}'s clock ran out at {deadline} (server time, Unix ms; now {now}): \
+             the match's timeout policy plays this turn, nothing was applied"
+        )));
     }
     let action = match &req.action {
         Some(pb::act_request::Action::ActionId(id)) => *id,
@@ -179,13 +206,45 @@ fn prepare_act(
     let mut moves = Moves::new(m.watched());
     let max_total = hub.limits.max_match_actions;
     let more = guard(|| {
+        // Acting brings an away seat back (told to watchers before its action).
+        let back = live.table.as_mut().is_some_and(|t| {
+            let away = t.is_away(seat);
+            t.away[seat] = false;
+            away
+        });
+        if back && moves.record {
+            moves.pre.push(Change::Notice {
+                after: live.clone(),
+                seat,
+                kind: NoticeKind::Back,
+            });
+        }
         apply_counted(&mut live, action, true, &mut moves)?;
+        if let Some(table) = live.table.as_mut() {
+            table::moved(m.meta.time.as_ref(), table, seat, now);
+        }
         let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
         Ok(advance(&m.meta, &mut live, &mut moves, &mut chunk))
     })?;
     let capped = enforce_length(&mut live, &mut moves, max_total);
     let more = more && !capped;
     Ok((live, moves, more))
+}
+
+/// The error for an `Act` of `seat` made at its move number `expected`, if a bot played that
+/// move for it because its clock ran out.
+fn timed_out_at(m: &Match, seat: usize, expected: u64) -> Option<ApiError> {
+    let table = m.live.table.as_ref()?;
+    let late =
+        table.stand_ins.iter().rev().find(|s| {
+            s.seat == seat && s.known == expected && s.reason == StandInReason::Timeout
+        })?;
+    Some(ApiError::FailedPrecondition(format!(
+        "seat {seat}'s clock ran out before this move: the match's timeout bot (`{}`) played \
+         move {} of the history for it, nothing was applied; read the match (GetView) and go \
+         on from there",
+        m.meta.stand_in_name, late.index
+    )))
 }
 
 /// `Resign` (`resign_seat` set: the seat named, or the token's own) or `AbortMatch`

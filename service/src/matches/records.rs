@@ -10,6 +10,7 @@ use crate::convert::{json_to_struct, player_to_pb, seat_to_pb, status_to_pb};
 use crate::domain::MatchStatus;
 use crate::error::{ApiError, guard};
 use crate::matches::hub::Hub;
+use crate::matches::table::StandInReason;
 use crate::matches::views::role_of;
 use crate::pb;
 
@@ -65,6 +66,13 @@ pub(super) async fn record(
         // Room for the steps: the limit less everything else, with a margin for the
         // length prefixes and `next_step`.
         let mut room = limit.saturating_sub(prost::Message::encoded_len(&response) + 64);
+        // The moves a bot played for a human seat, by history index.
+        let stood_in: std::collections::HashMap<u64, StandInReason> = live
+            .table
+            .iter()
+            .flat_map(|t| &t.stand_ins)
+            .map(|s| (s.index, s.reason))
+            .collect();
         let game = live.state.game();
         let mut state = game.new_initial_state();
         for (i, &a) in history.iter().enumerate() {
@@ -78,6 +86,13 @@ pub(super) async fn record(
                     actor: Some(player_to_pb(state.current_player())),
                     action: Some(a),
                     text: state.action_to_string(a),
+                    stand_in: stood_in.get(&(i as u64)).map(|&reason| pb::StandIn {
+                        reason: match reason {
+                            StandInReason::Timeout => pb::stand_in::Reason::TimedOut,
+                            StandInReason::Away => pb::stand_in::Reason::Away,
+                        } as i32,
+                        bot: meta.stand_in_name.clone(),
+                    }),
                 };
                 let size = prost::Message::encoded_len(&step) + 8;
                 if size > room {

@@ -140,6 +140,17 @@ pub fn seat_bots(
         .collect()
 }
 
+/// A stored bot name (a timeout's stand-in) back, held to `limits`.
+///
+/// # Errors
+/// A name that no longer parses, in words for the operator's log.
+pub fn stored_bot(name: &str, game: &AnyGame, limits: BotLimits) -> Result<BotKind, String> {
+    let bot: BotKind = name
+        .parse()
+        .map_err(|e| format!("the stand-in bot {name:?}: {e}"))?;
+    Ok(held(bot, game, limits))
+}
+
 /// Whether `bot` is slow enough to be played only on the bot workers, never on a request's
 /// thread (a search: IS-MCTS, rollouts, PIMC's solves).
 pub fn is_slow(bot: &BotKind) -> bool {

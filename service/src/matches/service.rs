@@ -21,6 +21,8 @@ use crate::matches::pool::BotPool;
 use crate::matches::replicas::follow;
 use crate::matches::retention::sweep;
 use crate::matches::stored::resume;
+use crate::matches::timeouts;
+use crate::matches::timers::Timers;
 use crate::store::{Damaged, Opened, Store};
 
 /// The Matches service.
@@ -47,6 +49,7 @@ impl MatchesService {
         let mut ended = HashMap::new();
         let mut set_aside: HashSet<String> = opened.damaged.into_iter().map(|d| d.id).collect();
         let mut driving = Vec::new();
+        let timers = Arc::new(Timers::default());
         for s in opened.matches {
             let id = s.id.clone();
             // Ended matches stay in the store (read back when asked for): only indexed. A
@@ -88,6 +91,8 @@ impl MatchesService {
             if m.driving {
                 driving.push(id.clone());
             }
+            // A clock that ran out while the server was down times out at once.
+            timers.arm(&id, m.live.table.as_ref());
             matches.insert(id, Arc::new(Mutex::new(m)));
         }
         tracing::info!(
@@ -115,6 +120,7 @@ impl MatchesService {
             pool,
             limits,
             shutdown,
+            timers,
         });
         tracing::info!(
             bot_workers = hub.pool.workers(),
@@ -128,6 +134,7 @@ impl MatchesService {
         for id in driving {
             drive(&hub, id);
         }
+        timeouts::start(&hub);
         follow(&hub);
         gauges::register(&hub);
         Ok(MatchesService { hub })

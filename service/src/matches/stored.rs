@@ -9,11 +9,13 @@ use std::sync::Arc;
 use crate::clock::now_ms;
 use crate::convert::game_info;
 use crate::domain::MatchStatus;
+use crate::matches::clocks::DEFAULT_STAND_IN;
 use crate::matches::model::{
     Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
     status_of,
 };
-use crate::matches::seats::{BotLimits, seat_bots};
+use crate::matches::seats::{BotLimits, seat_bots, stored_bot};
+use crate::matches::table::{from_record, to_record};
 use crate::store::check::{check, check_header};
 use crate::store::{Loaded, STORED_FORMAT, StoredMatch};
 
@@ -45,6 +47,10 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
             // As every match stored before seats could be any bot.
             Vec::new()
         },
+        table: live
+            .table
+            .as_ref()
+            .map(|t| to_record(meta.time.as_ref(), &meta.stand_in_name, t)),
     }
 }
 
@@ -71,7 +77,18 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
     let bot_names: Vec<Option<String>> = (0..n)
         .map(|i| s.bot_names.get(i).filter(|n| !n.is_empty()).cloned())
         .collect();
+    let (time, stand_in_name, table) = match &s.table {
+        Some(r) => {
+            let (time, name, table) = from_record(r, n, final_state.history().len() as u64)
+                .map_err(|e| format!("its table: {e}"))?;
+            (time, name, Some(table))
+        }
+        None => (None, DEFAULT_STAND_IN.to_owned(), None),
+    };
     let meta = Meta {
+        stand_in: stored_bot(&stand_in_name, &game, limits)?,
+        stand_in_name,
+        time,
         id: s.id,
         game: game_info(&game),
         seed: s.seed,
@@ -94,6 +111,7 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
         resigned_seat: s.resigned_seat,
         known,
         ended_at_ms: s.ended_at_ms,
+        table,
     };
     let driving = bots_to_move(&meta, &live);
     let mut m = Match::new(Arc::new(meta), live, false);
@@ -180,6 +198,13 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, bot_limits: BotLimits) -> Res
         && live.status == MatchStatus::Active;
     live.status = status;
     live.resigned_seat = loaded.stored.resigned_seat;
+    // The table changes with every change of a match that has one (the clock, who is away).
+    if let Some(r) = &loaded.stored.table {
+        let seats = m.meta.seats.len();
+        let (_, _, table) = from_record(r, seats, live.state.move_number() as u64)
+            .map_err(|e| format!("its table: {e}"))?;
+        live.table = Some(table);
+    }
     live.ended_at_ms = loaded.stored.ended_at_ms;
     if ended_early && moves.record {
         moves.changes.push(Change::Ended {

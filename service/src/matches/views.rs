@@ -5,11 +5,13 @@
 use cardhouse::{Action, AnyState, Player, Viewer};
 
 use crate::auth::{hash_token, same};
+use crate::clock::now_ms;
 use crate::convert::{
     json_to_struct, player_legal_actions, player_to_pb, seat_to_pb, status_to_pb,
 };
 use crate::domain::MatchStatus;
 use crate::error::ApiError;
+use crate::matches::clocks::{away_view, clock_view};
 use crate::matches::model::{Live, Meta, NoticeKind};
 use crate::pb;
 
@@ -96,6 +98,8 @@ pub(super) fn match_view_with(
         seats: meta.seats.iter().map(|&k| seat_to_pb(k) as i32).collect(),
         bots: bot_names(meta),
         resigned_seat: live.resigned_seat,
+        clock: clock_view(meta, live, now_ms()),
+        away: away_view(live),
     })
 }
 

@@ -131,17 +131,21 @@ pub fn check_header(m: &StoredMatch, game: &AnyGame, terminal: bool) -> Result<H
     if status == MatchStatus::Finished && !terminal {
         return Err("the status is finished but the game is not over".into());
     }
-    match (status, m.resigned_seat) {
-        (MatchStatus::Resigned, Some(seat)) if seat as usize >= n => {
+    // A seat that resigned, or lost on time, is named.
+    let names_seat = matches!(status, MatchStatus::Resigned | MatchStatus::TimedOut);
+    match (names_seat, m.resigned_seat) {
+        (true, Some(seat)) if seat as usize >= n => {
             Err(format!("resigned seat {seat} is out of range ({n} seats)"))
         }
-        (MatchStatus::Resigned, Some(_)) => Ok(()),
-        (MatchStatus::Resigned, None) => Err("resigned, but no resigned seat".into()),
-        (_, Some(seat)) => Err(format!(
+        (true, Some(_)) | (false, None) => Ok(()),
+        (true, None) => Err(format!(
+            "status {}, but no resigned seat",
+            status.log_name()
+        )),
+        (false, Some(seat)) => Err(format!(
             "resigned seat {seat} with status {}",
             status.log_name()
         )),
-        (_, None) => Ok(()),
     }?;
     Ok(Header { seats, status })
 }
@@ -179,6 +183,7 @@ mod tests {
             ended_at_ms: 0,
             ismcts_iterations: 0,
             bot_names: Vec::new(),
+            table: None,
         }
     }
 

@@ -83,7 +83,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::domain::{MatchStatus, Seat};
 use crate::metrics::{CommitTimer, StoreFailure, StoreOp, store_commit};
 
-pub use record::{STORED_FORMAT, StoredMatch};
+pub use record::{STORED_FORMAT, StandInRecord, StoredMatch, TableRecord};
 
 /// A boxed future of a store method (the contract is used as a trait object).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -449,6 +449,12 @@ pub trait SharedStore: Send + Sync {
     /// # Errors
     /// The database's.
     fn stalled(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>>;
+
+    /// Active matches whose clock ran out at or before `now_ms` (whichever replica set it).
+    ///
+    /// # Errors
+    /// The database's.
+    fn expired(&self, now_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>>;
 
     /// Aborts active matches untouched since `abandoned_before` (whose bots are not
     /// playing) and deletes ended matches that ended before `ended_before`, each once

@@ -46,6 +46,72 @@ pub struct StoredMatch {
     /// stored before seats could be any bot: the list is then empty).
     #[prost(string, repeated, tag = "13")]
     pub bot_names: Vec<String>,
+    /// The human seats' clock and who is away ([`TableRecord`]); absent for a match without
+    /// a time control whose seats were never away (as every match stored before clocks).
+    #[prost(message, optional, tag = "14")]
+    pub table: Option<TableRecord>,
+}
+
+/// A match's time control and table as stored: fixed facts (the control, the stand-in
+/// bot), then the changing part (the running clock, the banks, timeouts in a row, who is
+/// away, and the moves bots played for human seats).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TableRecord {
+    /// The match has a time control (the next five fields).
+    #[prost(bool, tag = "1")]
+    pub clocked: bool,
+    #[prost(uint64, tag = "2")]
+    pub move_ms: u64,
+    #[prost(uint64, tag = "3")]
+    pub bank_ms: u64,
+    #[prost(uint64, tag = "4")]
+    pub increment_ms: u64,
+    /// 1 bot, 2 resign, 3 abort (frozen codes).
+    #[prost(int32, tag = "5")]
+    pub on_timeout: i32,
+    #[prost(uint32, tag = "6")]
+    pub away_after: u32,
+    /// The stand-in bot's name (timeouts and away seats).
+    #[prost(string, tag = "7")]
+    pub stand_in: String,
+    /// The seat whose move the clock times, and its deadline (Unix ms).
+    #[prost(uint32, optional, tag = "8")]
+    pub clock_seat: Option<u32>,
+    #[prost(uint64, optional, tag = "9")]
+    pub deadline_ms: Option<u64>,
+    /// When the timed seat's turn started (Unix ms).
+    #[prost(uint64, tag = "10")]
+    pub turn_started_ms: u64,
+    /// Each seat's bank at the start of its current or last turn (empty without banks).
+    #[prost(uint64, repeated, tag = "11")]
+    pub banks_ms: Vec<u64>,
+    /// Each seat's timeouts in a row.
+    #[prost(uint32, repeated, tag = "12")]
+    pub timeouts: Vec<u32>,
+    /// Each seat away or not.
+    #[prost(bool, repeated, tag = "13")]
+    pub away: Vec<bool>,
+    #[prost(message, repeated, tag = "14")]
+    pub stand_ins: Vec<StandInRecord>,
+    /// The seat whose clock ran out, whose turn the stand-in is to play.
+    #[prost(uint32, optional, tag = "15")]
+    pub covering: Option<u32>,
+}
+
+/// A move a bot played for a human seat.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StandInRecord {
+    /// Its index in the history.
+    #[prost(uint64, tag = "1")]
+    pub index: u64,
+    #[prost(uint32, tag = "2")]
+    pub seat: u32,
+    /// 1 timed out, 2 away (frozen codes).
+    #[prost(int32, tag = "3")]
+    pub reason: i32,
+    /// The seat's move number before the move (to tell a late `Act` why it was refused).
+    #[prost(uint64, tag = "4")]
+    pub known: u64,
 }
 
 impl StoredMatch {

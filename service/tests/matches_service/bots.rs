@@ -44,6 +44,7 @@ fn named(game: &str, seats: usize, names: &[&str]) -> pb::CreateMatchRequest {
         bots: (0..seats)
             .map(|s| (s as u32, names[s % names.len()].to_owned()))
             .collect(),
+        time_control: None,
     }
 }
 

@@ -177,6 +177,7 @@ async fn errors_map_to_status_codes() {
             seats: vec![],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap_err();
@@ -189,6 +190,7 @@ async fn errors_map_to_status_codes() {
             seats: vec![pb::SeatKind::Human as i32; 3],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap_err();
@@ -227,6 +229,7 @@ async fn errors_map_to_status_codes() {
             seats: vec![],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap_err();

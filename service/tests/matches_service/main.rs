@@ -6,6 +6,7 @@
 //! record are here.
 
 mod bots;
+mod clocks;
 #[path = "../common/mod.rs"]
 mod common;
 mod concurrency;
@@ -54,6 +55,7 @@ async fn create(
             seats: seats.into_iter().map(|k| k as i32).collect(),
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap()

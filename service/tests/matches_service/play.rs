@@ -75,6 +75,7 @@ async fn heuristic_and_ismcts_bot_seats_play_deterministically() {
                 ],
                 ismcts_iterations: Some(10),
                 bots: Default::default(),
+                time_control: None,
             })
             .await
             .unwrap()

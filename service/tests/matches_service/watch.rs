@@ -31,6 +31,7 @@ async fn create_mixed(
             seats: kinds,
             ismcts_iterations: Some(12),
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap()

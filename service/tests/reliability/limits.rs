@@ -64,6 +64,7 @@ async fn ended_matches_leave_after_their_retention_period() {
         seats: vec![pb::SeatKind::RandomBot as i32; 4],
         ismcts_iterations: None,
         bots: Default::default(),
+        time_control: None,
     };
     let r = c.create_match(all_bots()).await.unwrap().into_inner();
     let record = |id: String| pb::GetRecordRequest {
@@ -126,6 +127,7 @@ async fn long_all_bot_matches_run_in_the_background_and_their_record_comes_in_pa
             seats: vec![pb::SeatKind::RandomBot as i32; 4],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .unwrap()

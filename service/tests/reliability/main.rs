@@ -68,6 +68,7 @@ async fn create(client: &mut MatchesClient<Channel>, seed: u64) -> Game {
             ],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await
         .expect("create")

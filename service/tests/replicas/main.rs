@@ -30,6 +30,7 @@
 //! One test binary, a module per group of tests; the shared clients, the engine's
 //! simulation of a match and the gRPC helpers are here.
 
+mod clocks;
 #[path = "../common/mod.rs"]
 mod common;
 mod crashes;
@@ -300,6 +301,7 @@ async fn try_create(
             seats: seats.iter().map(|&k| k as i32).collect(),
             ismcts_iterations: Some(ISMCTS_ITERATIONS),
             bots: Default::default(),
+            time_control: None,
         })
         .await?
         .into_inner();

@@ -2,7 +2,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { GameDescription, OptionSpec } from "../gen/cardhouse/v1/game_pb";
 import { OptionKind } from "../gen/cardhouse/v1/game_pb";
-import { CreateMatchRequestSchema, SeatKind } from "../gen/cardhouse/v1/matches_pb";
+import { CreateMatchRequestSchema, SeatKind, TimeoutPolicy } from "../gen/cardhouse/v1/matches_pb";
 import { describeError, matches } from "../api";
 import { h } from "../dom";
 import { describeGame, listGames } from "../games";
@@ -25,6 +25,8 @@ export function lobbyPage(root: HTMLElement): () => void {
   /** Who plays each seat: `human`, or a bot's name. */
   let seats: string[] = [];
   let error = "";
+  /** The clock of the human seats, as chosen (seconds; empty: none). */
+  const clock = { move: "", bank: "", increment: "", policy: "bot", bot: "heuristic" };
 
   /** Whether the seat count is being asked again (no match is created meanwhile). */
   let pending = false;
@@ -92,6 +94,18 @@ export function lobbyPage(root: HTMLElement): () => void {
               h("label", { class: "option" }, h("span", {}, `seat ${i}`),
                 h("select", { name: `seat-${i}`, onchange: (e: Event) => { seats[i] = (e.target as HTMLSelectElement).value; } },
                   choices.map((c) => h("option", { value: c, selected: c === kind }, c)))))),
+          h("fieldset", { class: "clock" }, h("legend", {}, "clock (human seats; empty: none)"),
+            ([["move", "seconds a move"], ["bank", "bank, seconds"], ["increment", "increment, seconds"]] as const).map(([k, label]) =>
+              h("label", { class: "option" }, h("span", {}, label),
+                h("input", { name: `clock-${k}`, inputmode: "numeric", pattern: "[0-9]*", value: clock[k],
+                  onchange: (e: Event) => { clock[k] = (e.target as HTMLInputElement).value.trim(); } }))),
+            h("label", { class: "option" }, h("span", {}, "when time is up"),
+              h("select", { name: "clock-policy", onchange: (e: Event) => { clock.policy = (e.target as HTMLSelectElement).value; } },
+                [["bot", "a bot plays the move"], ["resign", "the seat loses"], ["abort", "the match is aborted"]].map(([v, l]) =>
+                  h("option", { value: v, selected: v === clock.policy }, l)))),
+            h("label", { class: "option" }, h("span", {}, "bot for late or away seats"),
+              h("select", { name: "clock-bot", onchange: (e: Event) => { clock.bot = (e.target as HTMLSelectElement).value; } },
+                (botsOf.get(game) ?? ["heuristic"]).map((b) => h("option", { value: b, selected: b === clock.bot }, b))))),
           h("label", { class: "option" }, h("span", {}, "seed (optional)"), h("input", { name: "seed", inputmode: "numeric", pattern: "[0-9]*" })),
           h("button", { type: "submit", class: "primary", disabled: seatCount === 0 || pending }, "Create match"),
         ),
@@ -110,6 +124,19 @@ export function lobbyPage(root: HTMLElement): () => void {
       const [k, v] = part.split("=").map((x) => x.trim());
       if (k && v !== undefined) values[k] = v;
     }
+  };
+
+  /** The time control chosen, if any (seconds to milliseconds). */
+  const timeControl = () => {
+    const ms = (x: string) => (x === "" ? 0n : BigInt(Math.round(Number(x) * 1000)));
+    if (clock.move === "" && clock.bank === "") return undefined;
+    return {
+      moveMs: ms(clock.move),
+      bankMs: ms(clock.bank),
+      incrementMs: ms(clock.increment),
+      onTimeout: clock.policy === "resign" ? TimeoutPolicy.RESIGN : clock.policy === "abort" ? TimeoutPolicy.ABORT : TimeoutPolicy.BOT,
+      timeoutBot: clock.bot,
+    };
   };
 
   const submit = async () => {
@@ -132,6 +159,7 @@ export function lobbyPage(root: HTMLElement): () => void {
           seats: seats.map((s) => (s === HUMAN ? SeatKind.HUMAN : SeatKind.BOT)),
           bots: Object.fromEntries(seats.flatMap((s, i) => (s === HUMAN ? [] : [[i, s]]))),
           seed: seed === "" ? undefined : BigInt(seed),
+          timeControl: timeControl(),
         }),
       );
       rememberLinks(res.matchId, {

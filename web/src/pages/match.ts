@@ -12,6 +12,7 @@ import { h } from "../dom";
 import { roleLabel, statusLabel } from "../format";
 import { describeGame } from "../games";
 import { renderTable } from "../table";
+import { clockTexts, noticeText } from "../clocks";
 import { matchLink, recordLink, rememberedLinks } from "./links";
 
 interface LogLine {
@@ -30,6 +31,27 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
   let live: "connecting" | "live" | "ended" | "stopped" = "connecting";
   let liveError = "";
   const log: LogLine[] = [];
+  /** The browser's time when the newest view (and its clock) arrived. */
+  let receivedAt = Date.now();
+  /** The seats' clocks, redrawn four times a second while a clock runs. */
+  const clocks = h("p", { class: "clocks", "aria-live": "off" });
+  const drawClocks = () => {
+    const c = view?.clock;
+    if (view === null || c === undefined || view.status !== MatchStatus.ACTIVE) {
+      clocks.replaceChildren();
+      return;
+    }
+    const texts = clockTexts(c, view.seats.length, receivedAt, Date.now());
+    clocks.replaceChildren(
+      ...texts.flatMap((t, s) => {
+        const away = view?.away[s] === true;
+        if (t === "" && !away) return [];
+        const cls = `clock${c.seat === s ? " running" : ""}${away ? " away" : ""}`;
+        return [h("span", { class: cls, "data-seat": s }, `seat ${s}: ${t}${away ? " (away)" : ""}`)];
+      }),
+    );
+  };
+  const ticker = window.setInterval(drawClocks, 250);
 
   /** Keeps the newest view (move numbers only grow for one viewer). */
   const update = (v: MatchView | undefined) => {
@@ -37,6 +59,7 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
     if (view !== null && v.moveNumber < view.moveNumber) return;
     const keep = view;
     view = v;
+    receivedAt = Date.now();
     // An ActResponse without include_view, or a trimmed event, lacks these: keep the last.
     if (v.view === undefined && keep?.view !== undefined) view.view = keep.view;
     if (v.game === undefined && keep?.game !== undefined) view.game = keep.game;
@@ -89,6 +112,16 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
     render();
   };
 
+  const setAway = async (away: boolean) => {
+    try {
+      const res = await matches.setAway({ matchId, away }, bearer(token));
+      update(res.view);
+    } catch (e) {
+      error = describeError(e);
+    }
+    render();
+  };
+
   const watch = async () => {
     live = "connecting";
     render();
@@ -101,7 +134,9 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
           const ev = res.kind.value;
           const who =
             ev.actor?.kind === PlayerKind.SEAT ? `seat ${ev.actor.seat ?? 0}` : ev.actor?.kind === PlayerKind.CHANCE ? "deal" : "match";
-          log.push({ move: ev.view?.moveNumber ?? 0n, text: `${who}: ${ev.text}` });
+          const bot = ev.view?.clock?.control?.timeoutBot || "heuristic";
+          const text = ev.notice ? noticeText(ev.notice.kind, ev.notice.seat ?? 0, bot) : `${who}: ${ev.text}`;
+          log.push({ move: ev.view?.moveNumber ?? 0n, text });
           update(ev.view);
         }
         render();
@@ -139,7 +174,11 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
       "div",
       { class: "result", role: "status" },
       h("strong", {}, `Match ${statusLabel(v.status)}`),
-      v.resignedSeat !== undefined ? ` (seat ${v.resignedSeat} resigned)` : "",
+      v.resignedSeat !== undefined
+        ? v.status === MatchStatus.TIMED_OUT
+          ? ` (seat ${v.resignedSeat} ran out of time)`
+          : ` (seat ${v.resignedSeat} resigned)`
+        : "",
       returns ? ` · returns ${returns}` : "",
       " · ",
       h("a", { href: recordLink(matchId, token), class: "record-link" }, "step through the record"),
@@ -163,6 +202,8 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
     }
     const v = view;
     const mine = v.role === Role.SEAT && v.status === MatchStatus.ACTIVE;
+    const away = mine && v.away[v.seat ?? 0] === true;
+    drawClocks();
     const table = v.view
       ? renderTable({
           game: gameName,
@@ -184,12 +225,17 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
         header(v),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         result(v),
+        clocks,
         table,
         h("div", { class: "below" },
           h("div", { class: "log" }, h("h4", {}, "Moves"),
             h("ol", { reversed: true }, log.slice(-40).reverse().map((l) => h("li", { value: Number(l.move) }, l.text)))),
           h("div", { class: "tools" },
             mine ? h("button", { type: "button", class: "resign", onclick: () => void resign() }, "Resign") : null,
+            mine
+              ? h("button", { type: "button", class: "away", onclick: () => void setAway(!away) },
+                  away ? "I'm back" : "I'm away (a bot plays for me)")
+              : null,
             live === "stopped" ? h("button", { type: "button", onclick: () => void watch() }, "Reconnect") : null,
             links())),
       ),
@@ -209,5 +255,8 @@ export function matchPage(root: HTMLElement, matchId: string, token: string): ()
       if (isCode(e, Code.Unauthenticated, Code.NotFound)) error += " (check the link)";
       render();
     });
-  return () => abort.abort();
+  return () => {
+    window.clearInterval(ticker);
+    abort.abort();
+  };
 }

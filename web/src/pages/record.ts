@@ -9,6 +9,7 @@ import type { CardNotation } from "../gen/cardhouse/v1/game_pb";
 import { PlayerKind } from "../gen/cardhouse/v1/game_pb";
 import { ViewerKind } from "../gen/cardhouse/v1/engine_pb";
 import type { GetRecordResponse, RecordStep } from "../gen/cardhouse/v1/matches_pb";
+import { StandIn_Reason } from "../gen/cardhouse/v1/matches_pb";
 import { bearer, describeError, engine, isCode, matches } from "../api";
 import { h } from "../dom";
 import { statusLabel } from "../format";
@@ -83,7 +84,8 @@ export function recordPage(root: HTMLElement, matchId: string, token: string): (
   };
 
   const stepText = (s: RecordStep) =>
-    `${s.actor?.kind === PlayerKind.CHANCE ? "chance" : s.actor?.kind === PlayerKind.SEAT ? `seat ${s.actor.seat ?? 0}` : "—"}: ${s.text}`;
+    `${s.actor?.kind === PlayerKind.CHANCE ? "chance" : s.actor?.kind === PlayerKind.SEAT ? `seat ${s.actor.seat ?? 0}` : "—"}: ${s.text}` +
+    (s.standIn ? ` (played by ${s.standIn.bot}: ${s.standIn.reason === StandIn_Reason.TIMED_OUT ? "time was up" : "the seat was away"})` : "");
 
   const render = () => {
     if (record === null) {

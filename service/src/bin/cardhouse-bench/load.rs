@@ -157,6 +157,7 @@ async fn new_match(
             ],
             ismcts_iterations: None,
             bots: Default::default(),
+            time_control: None,
         })
         .await?
         .into_inner();

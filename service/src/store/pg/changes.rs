@@ -107,12 +107,17 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
     let ended: Vec<i64> = batch.iter().map(|p| as_i64(p.row.ended_at_ms)).collect();
     let touched: Vec<i64> = batch.iter().map(|p| as_i64(p.row.touched_ms)).collect();
     let driving: Vec<bool> = batch.iter().map(|p| p.row.driving).collect();
+    let tables: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.table.as_deref()).collect();
+    let deadlines: Vec<Option<i64>> = batch
+        .iter()
+        .map(|p| p.row.deadline_ms.map(as_i64))
+        .collect();
     let rows = client
         .query(
             &stmt,
             &[
                 &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched,
-                &driving,
+                &driving, &tables, &deadlines,
             ],
         )
         .await
@@ -137,6 +142,8 @@ async fn run_one(db: &Db, p: &Pending) -> Result<std::collections::HashSet<Strin
                 &as_i64(p.row.ended_at_ms),
                 &as_i64(p.row.touched_ms),
                 &p.row.driving,
+                &p.row.table.as_deref(),
+                &p.row.deadline_ms.map(as_i64),
             ],
         )
         .await
@@ -162,6 +169,8 @@ mod tests {
                 ended_at_ms: 0,
                 touched_ms: 0,
                 driving: false,
+                table: None,
+                deadline_ms: None,
             },
             moves,
             done: tokio::sync::oneshot::channel().0,

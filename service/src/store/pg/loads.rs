@@ -87,6 +87,13 @@ fn decode(id: &str, row: &tokio_postgres::Row) -> Result<Newer, StoreError> {
         }
     };
     stored.ended_at_ms = as_u64(row.get(7));
+    stored.table = match row.get::<_, Option<Vec<u8>>>(8) {
+        None => None,
+        Some(bytes) => Some(
+            prost::Message::decode(bytes.as_slice())
+                .map_err(|e| damaged(format!("the table does not decode: {e}")))?,
+        ),
+    };
     Ok(Newer::Changed(Box::new(Loaded {
         stored,
         version: as_u64(version),

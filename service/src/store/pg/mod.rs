@@ -99,7 +99,7 @@ use crate::store::{
 };
 use batch::Batcher;
 use pool::Db;
-use sql::{ACTIVE, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
+use sql::{ACTIVE, EXPIRED, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
 pub use tls::PgConnect;
 
 /// The connections each replica keeps to PostgreSQL unless configured (`--store-pool-size`).
@@ -363,6 +363,16 @@ impl SharedStore for PgStore {
                 .iter()
                 .map(|r| (r.get::<_, String>(0), as_u64(r.get(1))))
                 .collect())
+        })
+    }
+
+    fn expired(&self, now_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>> {
+        Box::pin(async move {
+            let rows = self
+                .db
+                .read_seldom(EXPIRED, &[&as_i64(now_ms), &ACTIVE])
+                .await?;
+            Ok(rows.iter().map(|r| r.get(0)).collect())
         })
     }
 

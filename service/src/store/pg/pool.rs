@@ -139,7 +139,8 @@ impl Db {
         let id = m.id.clone();
         let row = Row::snapshot(m, move_number, driving);
         let resigned = row.resigned_seat.map(|s| s as i32);
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 10] = [
+        let deadline = row.deadline_ms.map(as_i64);
+        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
             &id,
             &header,
             &row.state,
@@ -150,6 +151,8 @@ impl Db {
             &as_i64(row.touched_ms),
             &row.driving,
             &as_i64(max_matches as u64),
+            &row.table,
+            &deadline,
         ];
         if self.write(INSERT, &params).await? == 0 {
             return Err(CommitError::Full);

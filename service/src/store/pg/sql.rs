@@ -28,15 +28,16 @@ pub const LOAD_MANY: &str = "SELECT r.i, m.version, \
                     CASE WHEN m.version <> r.known THEN m.header END, \
                     CASE WHEN m.version <> r.known THEN m.state END, \
                     CASE WHEN m.version <> r.known THEN m.tail END, \
-                    m.status, m.resigned_seat, m.ended_at_ms \
+                    m.status, m.resigned_seat, m.ended_at_ms, \
+                    CASE WHEN m.version <> r.known THEN m.table_state END \
                     FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(id, known, i) \
                     JOIN matches m ON m.id = r.id WHERE m.id = ANY($1)";
 pub(crate) const VERSIONS: &str = "SELECT id, version FROM matches WHERE id = ANY($1)";
 pub(crate) const INSERT: &str = "WITH slot AS (UPDATE match_count SET n = n + 1 WHERE id = 1 AND n < $10 \
                       RETURNING n) \
                       INSERT INTO matches (id, header, state, version, move_number, status, \
-                      resigned_seat, ended_at_ms, touched_ms, driving) \
-                      SELECT $1, $2, $3, 0, $4, $5, $6, $7, $8, $9 FROM slot";
+                      resigned_seat, ended_at_ms, touched_ms, driving, table_state, deadline_ms) \
+                      SELECT $1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $11, $12 FROM slot";
 /// The changes of one batch (of distinct matches), each written only if its match is still
 /// at the version it was made on: one statement, one transaction, one commit. A change with
 /// a state (`$3[i]`, a snapshot) replaces `state` and empties `tail`; one without appends its
@@ -46,12 +47,13 @@ pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state,
                       tail = CASE WHEN c.state IS NULL THEN m.tail || c.tail ELSE c.tail END, \
                       version = m.version + 1, move_number = c.move_number, status = c.status, \
                       resigned_seat = c.resigned_seat, ended_at_ms = c.ended_at_ms, \
-                      touched_ms = c.touched_ms, driving = c.driving \
+                      touched_ms = c.touched_ms, driving = c.driving, \
+                      table_state = c.table_state, deadline_ms = c.deadline_ms \
                       FROM unnest($1::text[], $2::bigint[], $3::bytea[], $4::bytea[], \
                       $5::bigint[], $6::int[], $7::int[], $8::bigint[], $9::bigint[], \
-                      $10::bool[]) \
+                      $10::bool[], $11::bytea[], $12::bigint[]) \
                       AS c(id, version, state, tail, move_number, status, resigned_seat, \
-                      ended_at_ms, touched_ms, driving) \
+                      ended_at_ms, touched_ms, driving, table_state, deadline_ms) \
                       WHERE m.id = ANY($1) AND m.id = c.id AND m.version = c.version \
                       RETURNING m.id";
 /// [`UPDATE_MANY`] for a batch of one change (the common case below a dozen requests in
@@ -60,7 +62,8 @@ pub const UPDATE_MANY: &str = "UPDATE matches AS m SET state = COALESCE(c.state,
 pub const UPDATE_ONE: &str = "UPDATE matches SET state = COALESCE($3, state), \
                       tail = CASE WHEN $3::bytea IS NULL THEN tail || $4 ELSE $4 END, \
                       version = version + 1, move_number = $5, status = $6, \
-                      resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10 \
+                      resigned_seat = $7, ended_at_ms = $8, touched_ms = $9, driving = $10, \
+                      table_state = $11, deadline_ms = $12 \
                       WHERE id = $1 AND version = $2 \
                       RETURNING id";
 pub(crate) const ABANDON: &str = "WITH a AS (UPDATE matches SET status = $3, ended_at_ms = $1, \
@@ -73,6 +76,9 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
                       counted AS (UPDATE match_count SET n = n - (SELECT count(*) FROM gone) \
                       WHERE id = 1) \
                       SELECT id FROM gone";
+/// Active matches (status `$2`) whose clock ran out at or before `$1`.
+pub(crate) const EXPIRED: &str = "SELECT id FROM matches WHERE deadline_ms <= $1 AND status = $2 \
+                       ORDER BY deadline_ms LIMIT 64";
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
@@ -102,13 +108,24 @@ pub(crate) struct Row {
     pub ended_at_ms: u64,
     pub touched_ms: u64,
     pub driving: bool,
+    /// The match's table ([`crate::store::TableRecord`], encoded), if it has one.
+    pub table: Option<Vec<u8>>,
+    /// Its running clock's deadline (Unix ms).
+    pub deadline_ms: Option<u64>,
 }
 
 impl Row {
     /// The columns of `m` after a change, as a snapshot (`move_number` actions in its
     /// history; `driving`: bots or chance are to move), touched now.
     pub(crate) fn snapshot(m: StoredMatch, move_number: u64, driving: bool) -> Row {
+        let deadline_ms = m
+            .table
+            .as_ref()
+            .and_then(|t| t.deadline_ms)
+            .filter(|_| m.status == ACTIVE);
         Row {
+            table: m.table.as_ref().map(prost::Message::encode_to_vec),
+            deadline_ms,
             state: Some(m.state),
             tail: Vec::new(),
             move_number,
@@ -132,6 +149,8 @@ impl Row {
             ended_at_ms: 0,
             touched_ms: crate::clock::now_ms(),
             driving,
+            table: None,
+            deadline_ms: None,
         }
     }
 }
@@ -198,6 +217,8 @@ pub(crate) fn header_bytes(m: &StoredMatch) -> Vec<u8> {
         status: 0,
         resigned_seat: None,
         ended_at_ms: 0,
+        // The table changes: its own column holds it.
+        table: None,
         ..m.clone()
     };
     prost::Message::encode_to_vec(&header)
