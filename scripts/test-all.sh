@@ -35,6 +35,16 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nginx
 fi
 export CARDHOUSE_REQUIRE_NGINX=1
+# The events tests (service/tests/events/) publish to a nats-server with JetStream of their
+# own (Debian's package); here they must run, so it is installed when missing and a missing
+# one fails them.
+if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nats-server
+fi
+export CARDHOUSE_REQUIRE_NATS=1
 cargo test --workspace --locked
 
 # ---------------------------------------------------------------------------------------------

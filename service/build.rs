@@ -10,6 +10,7 @@ const API_PROTOS: &[&str] = &[
     "cardhouse/v1/engine.proto",
     "cardhouse/v1/matches.proto",
     "cardhouse/v1/admin.proto",
+    "cardhouse/v1/events.proto",
 ];
 const BENCH_PROTOS: &[&str] = &["cardhouse/bench/v1/echo.proto"];
 

@@ -10,7 +10,7 @@
 //!
 //! | module | owns | may call |
 //! |---|---|---|
-//! | [`server`] | the listener, the services, health, reflection, shutdown | `connections`, `engine_service`, `matches`, `metrics`, `pb`, `response_limit`, `shutdown`, `store`, `tls`, `web` |
+//! | [`server`] | the listener, the services, health, reflection, shutdown | `connections`, `engine_service`, `matches`, `metrics`, `pb`, `relay`, `response_limit`, `shutdown`, `store`, `tls`, `web` |
 //! | [`connections`] | accepting connections, the connection limits | `metrics` |
 //! | [`fds`] | the file descriptor limit, raised; connections kept within it | — |
 //! | [`tls`] | TLS and mutual TLS on the listener: the files, read and checked | — |
@@ -19,6 +19,7 @@
 //! | [`matches`](mod@matches) | `cardhouse.v1.Matches` and `Admin`: server-held matches (folder) | `auth`, `clock`, `convert`, `domain`, `error`, `metrics`, `pb`, `shutdown`, `store` |
 //! | [`response_limit`] | `Matches` responses over the message limit refused | `error`, `matches`, `pb` |
 //! | [`store`] | where matches are kept: the contract and its backends (folder) | `auth`, `clock`, `domain`, `error`, `metrics` |
+//! | [`relay`] | `--events`: the store's outbox relayed to NATS JetStream | `pb`, `store` |
 //! | [`domain`] | a match's seats and statuses in the service's terms, with their stored codes | — |
 //! | [`metrics`] | Prometheus series, the gRPC layer counting requests, `/metrics` (folder) | `domain`, `pb` |
 //! | [`auth`] | bearer tokens, hashes, constant-time comparison | `error` |
@@ -26,7 +27,7 @@
 //! | [`codec`] | message decoding: an undecodable request is `INVALID_ARGUMENT` | — |
 //! | [`error`] | every failure to a gRPC status | — |
 //! | [`shutdown`], [`clock`] | stream ends at shutdown; the wall clock | — |
-//! | [`cli`] | the `cardhouse` commands: `serve`, `simulate`, `play`, `admin` (folder) | `connections`, `convert`, `engine_service`, `fds`, `matches`, `metrics`, `pb`, `server`, `store`, `tls`, `web` |
+//! | [`cli`] | the `cardhouse` commands: `serve`, `simulate`, `play`, `admin` (folder) | `connections`, `convert`, `engine_service`, `fds`, `matches`, `metrics`, `pb`, `relay`, `server`, `store`, `tls`, `web` |
 //! | [`pb`], [`bench_pb`] | the generated protobuf messages, clients and servers | — |
 //! | `lib.rs` | this map, and the crate's re-exports | `server` |
 
@@ -42,6 +43,7 @@ pub mod error;
 pub mod fds;
 pub mod matches;
 pub mod metrics;
+pub mod relay;
 pub mod response_limit;
 pub mod server;
 pub mod shutdown;

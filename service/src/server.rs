@@ -25,7 +25,7 @@ use crate::pb::engine_server::EngineServer;
 use crate::pb::matches_server::MatchesServer;
 use crate::response_limit::Limited;
 use crate::shutdown::UntilShutdown;
-use crate::store::open::open;
+use crate::store::open::open_with;
 pub use crate::store::open::{DirConfig, PgConfig, StoreConfig};
 
 /// Server configuration.
@@ -55,6 +55,8 @@ pub struct Config {
     pub tls: Option<crate::tls::TlsFiles>,
     /// gRPC-Web, CORS and the web table; all off by default.
     pub web: crate::web::WebConfig,
+    /// Match events out to NATS JetStream (`--events`); `None`: none, and no outbox.
+    pub events: Option<crate::relay::EventsConfig>,
 }
 
 impl Default for Config {
@@ -73,6 +75,7 @@ impl Default for Config {
             shutdown_grace: Duration::from_secs(10),
             tls: None,
             web: crate::web::WebConfig::default(),
+            events: None,
         }
     }
 }
@@ -284,7 +287,7 @@ pub async fn serve_with_ready(
         .as_ref()
         .map(|t| t.load(config.connections.handshake_timeout))
         .transpose()?;
-    let (store, opened) = open(&config.store).await?;
+    let (store, opened) = open_with(&config.store, config.events.is_some()).await?;
     let (stopping_tx, stopping_rx) = watch::channel(false);
     let mut matches_limits = config.matches.clone();
     matches_limits.max_response_bytes = config.max_message_bytes;
@@ -322,6 +325,14 @@ pub async fn serve_with_ready(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
+    // Events out: the outbox relayed to NATS JetStream until the server stops.
+    let relay = config.events.clone().map(|events| {
+        tokio::spawn(crate::relay::run(
+            store.clone(),
+            events,
+            stopping_rx.clone(),
+        ))
+    });
     // Retention: a periodic sweep, ending with the server.
     let sweeper = {
         let matches = matches.clone();
@@ -438,6 +449,9 @@ pub async fn serve_with_ready(
         } => {}
     }
     sweeper.abort();
+    if let Some(relay) = relay {
+        relay.abort();
+    }
     store.close().await;
     tracing::info!("stopped");
     Ok(())

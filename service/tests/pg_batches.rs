@@ -2,13 +2,15 @@
 //! different matches are written together (fewer transactions than changes), each is
 //! acknowledged only for itself (a stale one is refused alone, the rest of its batch
 //! written), a change of actions alone is appended to the match's tail and a snapshot
-//! replaces its state, and concurrent loads are each answered with their own whole match.
+//! replaces its state, and concurrent loads are each answered with their own whole match;
+//! with an outbox (`--events`), a change's events are written by its own statement exactly
+//! when it applies, and handed out in commit order until relayed.
 
 mod common;
 
 use cardhouse_server::store::pg::{PgConfig, PgStore};
 use cardhouse_server::store::{
-    Change, MatchStore, Newer, STORED_FORMAT, SharedStore, StoreError, StoredMatch,
+    Change, MatchStore, Newer, OutboxEvent, STORED_FORMAT, SharedStore, StoreError, StoredMatch,
 };
 use common::postgres::TestDb;
 
@@ -64,7 +66,7 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
     const N: usize = 60;
     for i in 0..=N {
         store
-            .submit_create(&stored(&id(i), &state_with(&[])), 0, false, 1000)
+            .submit_create(&stored(&id(i), &state_with(&[])), 0, false, 1000, &[])
             .expect("queued")
             .wait()
             .await
@@ -83,6 +85,7 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
             snapshot: !i.is_multiple_of(2),
             stored: &|| m.clone(),
             driving: false,
+            events: &[],
         };
         acks.push(store.submit_change(&change).expect("queued"));
     }
@@ -167,6 +170,7 @@ async fn concurrent_changes_share_commits_and_are_answered_each_for_itself() {
         snapshot: false,
         stored: &|| m.clone(),
         driving: false,
+        events: &[],
     };
     store.submit_change(&change).unwrap().wait().await.unwrap();
     let row = client
@@ -196,7 +200,7 @@ async fn changes_one_at_a_time_append_snapshot_and_refuse_alike() {
     .expect("the store");
     let m = stored(&id(7), &state_with(&[]));
     store
-        .submit_create(&m, 0, false, 10)
+        .submit_create(&m, 0, false, 10, &[])
         .unwrap()
         .wait()
         .await
@@ -216,6 +220,7 @@ async fn changes_one_at_a_time_append_snapshot_and_refuse_alike() {
             snapshot,
             stored: &|| after.clone(),
             driving: false,
+            events: &[],
         };
         store.submit_change(&change).unwrap().wait().await.unwrap();
         let Ok(Newer::Changed(loaded)) = store.load(&m.id, None).await else {
@@ -246,6 +251,7 @@ async fn changes_one_at_a_time_append_snapshot_and_refuse_alike() {
         snapshot: false,
         stored: &|| stale.clone(),
         driving: false,
+        events: &[],
     };
     match store.submit_change(&change).unwrap().wait().await {
         Err(StoreError::Conflict) => {}
@@ -271,7 +277,7 @@ async fn a_torn_tail_is_damage_of_its_match() {
     .await
     .expect("the store");
     store
-        .submit_create(&stored(&id(1), &state_with(&[])), 0, false, 10)
+        .submit_create(&stored(&id(1), &state_with(&[])), 0, false, 10, &[])
         .unwrap()
         .wait()
         .await
@@ -340,6 +346,7 @@ async fn a_row_of_schema_version_1_reads_as_before() {
         snapshot: false,
         stored: &|| after.clone(),
         driving: false,
+        events: &[],
     };
     store.submit_change(&change).unwrap().wait().await.unwrap();
     let Ok(Newer::Changed(loaded)) = store.load(&m.id, Some(4)).await else {
@@ -392,4 +399,157 @@ async fn batch_statements_use_the_primary_key_on_a_new_table() {
         assert!(!plan.contains("Seq Scan on matches"), "{name}:\n{plan}");
     }
     store.close().await;
+}
+
+/// Event `seq` of match `id`, for the outbox.
+fn event(id: &str, seq: u64) -> OutboxEvent {
+    OutboxEvent {
+        match_id: id.to_owned(),
+        seq,
+        subject: format!("cardhouse.match.jass.{id}"),
+        payload: vec![seq as u8; 3],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_an_outbox_a_changes_events_are_written_exactly_when_it_applies() {
+    let Some(db) = TestDb::create().await else {
+        return;
+    };
+    let config = PgConfig {
+        pool_size: 4,
+        notices: false,
+        ..PgConfig::new(db.url.clone())
+    };
+    let store = PgStore::open_with(&config, true).await.expect("the store");
+    for i in 0..3 {
+        store
+            .submit_create(
+                &stored(&id(i), &state_with(&[])),
+                0,
+                false,
+                10,
+                &[event(&id(i), 1)],
+            )
+            .expect("queued")
+            .wait()
+            .await
+            .expect("created");
+    }
+    // Queued together: actions appended (match 0), a snapshot with notices (match 1), a
+    // change on a version its match is not at (match 2).
+    let m0 = stored(&id(0), &state_with(&[5, 6]));
+    let mut m1 = stored(&id(1), &state_with(&[9]));
+    m1.notices = 2;
+    let m2 = stored(&id(2), &state_with(&[5, 6]));
+    let (e0, e1, e2) = (
+        [event(&id(0), 2), event(&id(0), 3)],
+        [event(&id(1), 2)],
+        [event(&id(2), 2)],
+    );
+    let (s0, s1, s2) = (|| m0.clone(), || m1.clone(), || m2.clone());
+    let changes = [
+        (&m0, 0, false, &s0 as &dyn Fn() -> StoredMatch, &e0[..]),
+        (&m1, 0, true, &s1 as &dyn Fn() -> StoredMatch, &e1[..]),
+        (&m2, 5, false, &s2 as &dyn Fn() -> StoredMatch, &e2[..]),
+    ];
+    let mut acks = Vec::new();
+    for (m, version, snapshot, stored, events) in changes {
+        let change = Change {
+            id: &m.id,
+            version,
+            from: 0,
+            actions: &[5, 6],
+            snapshot,
+            stored,
+            driving: false,
+            events,
+        };
+        acks.push(store.submit_change(&change).expect("queued"));
+    }
+    let outcomes: Vec<bool> = {
+        let mut out = Vec::new();
+        for ack in acks {
+            out.push(ack.wait().await.is_ok());
+        }
+        out
+    };
+    assert_eq!(outcomes, [true, true, false]);
+    let client = db.client().await;
+    let rows = client
+        .query("SELECT match_id, seq FROM outbox ORDER BY id", &[])
+        .await
+        .expect("the outbox");
+    let mut written: Vec<(String, i64)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    // Each match's in sequence order (commit order), none of the change refused.
+    for i in 0..3 {
+        let seqs: Vec<i64> = written
+            .iter()
+            .filter(|(m, _)| *m == id(i))
+            .map(|(_, s)| *s)
+            .collect();
+        let want: &[i64] = match i {
+            0 => &[1, 2, 3],
+            1 => &[1, 2],
+            _ => &[1],
+        };
+        assert_eq!(seqs, want, "match {i}");
+    }
+    written.sort();
+    assert_eq!(written.len(), 6);
+    // The snapshot's header holds the count of notices.
+    let Ok(Newer::Changed(loaded)) = store.load(&id(1), None).await else {
+        panic!("match 1 did not load");
+    };
+    assert_eq!(loaded.stored.notices, 2);
+    // The relay's side: every event, in commit order, until marked relayed.
+    let outbox = store.outbox().expect("an outbox");
+    let pending = outbox.pending(100).await.expect("pending");
+    let got: Vec<(String, u64)> = pending
+        .iter()
+        .map(|e| (e.match_id.clone(), e.seq))
+        .collect();
+    assert_eq!(got.len(), 6, "{got:?}");
+    assert_eq!(
+        pending.iter().find(|e| e.match_id == id(0) && e.seq == 3),
+        Some(&e0[1])
+    );
+    outbox
+        .relayed(&[(id(0), 3), (id(1), 1)])
+        .await
+        .expect("relayed");
+    let left: Vec<(String, u64)> = outbox
+        .pending(100)
+        .await
+        .expect("pending")
+        .iter()
+        .map(|e| (e.match_id.clone(), e.seq))
+        .collect();
+    // In commit order: match 2's creation came before match 1's change.
+    assert_eq!(left, [(id(2), 1), (id(1), 2)]);
+    // A store without an outbox writes none, whatever a change carries.
+    let plain = PgStore::open(&config).await.expect("the store");
+    let m0 = stored(&id(0), &state_with(&[5, 6, 7]));
+    let change = Change {
+        id: &m0.id,
+        version: 1,
+        from: 2,
+        actions: &[7],
+        snapshot: false,
+        stored: &|| m0.clone(),
+        driving: false,
+        events: &[event(&id(0), 4)],
+    };
+    plain
+        .submit_change(&change)
+        .expect("queued")
+        .wait()
+        .await
+        .expect("written");
+    let count: i64 = client
+        .query_one("SELECT count(*) FROM outbox", &[])
+        .await
+        .expect("count")
+        .get(0);
+    assert_eq!(count, 2);
 }

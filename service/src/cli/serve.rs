@@ -23,6 +23,7 @@ use crate::connections::ConnectionLimits;
 use crate::engine_service::{EngineAccess, EngineLimits};
 use crate::fds;
 use crate::matches::{AllBotMatches, MatchLimits};
+use crate::relay::{EventFormat, EventsConfig};
 use crate::server::{Config, DirConfig, PgConfig, StoreConfig, serve_with_ready};
 use crate::store::local::DEFAULT_CACHE_BYTES;
 use crate::store::pg::DEFAULT_POOL_SIZE;
@@ -229,6 +230,22 @@ pub struct ServeArgs {
     /// default: nothing is counted); port 0 picks a free port, printed after the listening line.
     #[arg(long, env = "CARDHOUSE_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// Publish every match's events to NATS JetStream at this URL (`nats://HOST:4222`):
+    /// subject `cardhouse.match.<game>.<match id>` of the stream `CARDHOUSE_MATCHES`
+    /// (created when missing), written to the store's outbox with each move and relayed
+    /// after it. Default: off (no outbox).
+    #[arg(long, env = "CARDHOUSE_EVENTS", value_name = "URL")]
+    events: Option<String>,
+    /// The events' payload: `proto` (a cardhouse.v1.MatchStreamEvent) or `json` (its proto3
+    /// JSON form).
+    #[arg(
+        long,
+        env = "CARDHOUSE_EVENTS_FORMAT",
+        value_enum,
+        default_value = "proto",
+        requires = "events"
+    )]
+    events_format: EventFormat,
 }
 
 /// Runs `cardhouse serve`: the logs, the file descriptor limit, the runtime, then the server
@@ -410,6 +427,10 @@ fn config(args: ServeArgs, engine_access: EngineAccess) -> Config {
             cors_origins: args.cors_origins,
             table: args.web,
         },
+        events: args.events.map(|url| EventsConfig {
+            url,
+            format: args.events_format,
+        }),
         ..Config::default()
     }
 }

@@ -45,7 +45,8 @@ pub(super) async fn set_away(
         let table = live.table.get_or_insert_with(|| Table::new(n, None));
         table.away[seat] = req.away;
         table.timeouts[seat] = 0;
-        let mut moves = Moves::new(m.watched());
+        // Recorded for the outbox too: its events are built from what Watch is sent.
+        let mut moves = Moves::new(m.watched() || hub.store.outbox().is_some());
         if moves.record {
             moves.pre.push(Change::Notice {
                 after: live.clone(),

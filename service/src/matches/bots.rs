@@ -72,6 +72,8 @@ pub(super) fn advance(
         resigned_seat,
         known,
         ended_at_ms,
+        events,
+        notices,
         table,
     } = live;
     let (expensive, deadline, max_actions) = (chunk.expensive, chunk.deadline, chunk.max_actions);
@@ -92,6 +94,8 @@ pub(super) fn advance(
                 resigned_seat: *resigned_seat,
                 known: known.clone(),
                 ended_at_ms: *ended_at_ms,
+                events: *events,
+                notices: *notices,
                 table: table.clone(),
             });
         }

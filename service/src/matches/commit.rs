@@ -8,8 +8,9 @@ use std::time::Instant;
 use tokio::sync::OwnedMutexGuard;
 
 use crate::domain::MatchStatus;
-use crate::error::ApiError;
-use crate::matches::model::{Live, Match, Moves, bots_to_move, settle_clock};
+use crate::error::{ApiError, guard};
+use crate::matches::events::of_change;
+use crate::matches::model::{Change, Live, Match, Moves, bots_to_move, settle_clock};
 use crate::matches::stored::stored;
 use crate::store::{Ack, Change as StoreChange, Store, StoreError};
 
@@ -28,10 +29,12 @@ pub(super) fn writable(store: &Store) -> Result<(), ApiError> {
 /// Queues the write of a change from `m`'s current state to `live` (the new actions, or
 /// with `snapshot` the whole match), after starting or stopping `live`'s clock for the seat
 /// it leaves to move. A match with a table (a clock, or a seat that was away) is always
-/// written whole: its table changes with every change.
+/// written whole: its table changes with every change. With an outbox, the change's events
+/// go with it (and are counted in `live`; a notice stores the whole match, which counts
+/// them).
 ///
 /// # Errors
-/// [`ApiError::StoreFailed`] if the store's writer is gone.
+/// [`ApiError::StoreFailed`] if the store's writer is gone; an event that cannot be built.
 pub(super) fn submit(
     store: &Store,
     m: &Match,
@@ -41,6 +44,15 @@ pub(super) fn submit(
 ) -> Result<Ack, ApiError> {
     settle_clock(&m.meta, live, !moves.actions.is_empty());
     let snapshot = snapshot || live.table.is_some();
+    let (events, snapshot) = if store.outbox().is_some() {
+        let notice = (moves.pre.iter())
+            .chain(&moves.changes)
+            .any(|c| matches!(c, Change::Notice { .. }));
+        let events = guard(|| of_change(&m.meta, &m.live, moves, &mut *live))?;
+        (events, snapshot || notice)
+    } else {
+        (Vec::new(), snapshot)
+    };
     let live = &*live;
     let change = StoreChange {
         id: &m.meta.id,
@@ -50,6 +62,7 @@ pub(super) fn submit(
         snapshot,
         stored: &|| stored(&m.meta, live),
         driving: live.status == MatchStatus::Active && bots_to_move(&m.meta, live),
+        events: &events,
     };
     store.submit_change(&change).map_err(|e| {
         tracing::error!(match_id = %m.meta.id, error = %e, "storing a change failed");

@@ -13,6 +13,7 @@ use crate::matches::bots::{Chunk, advance, enforce_length};
 use crate::matches::clocks::time_control_of;
 use crate::matches::commit::writable;
 use crate::matches::driver::drive;
+use crate::matches::events::created as created_events;
 use crate::matches::hub::Hub;
 use crate::matches::limits::AllBotMatches;
 use crate::matches::model::{Live, Match, Meta, Moves, settle_clock};
@@ -117,10 +118,16 @@ pub(super) async fn create(
         resigned_seat: None,
         known: vec![0; n + 1],
         ended_at_ms: 0,
+        // Its creation is the match's first event.
+        events: 1,
+        notices: 0,
         table: meta.time.as_ref().map(|c| Table::new(n, Some(c))),
     };
     let max_total = hub.limits.max_match_actions;
-    let mut moves = Moves::new(false);
+    // Recorded only for the outbox: its events are built from what Watch would be sent.
+    let outbox = hub.store.outbox().is_some();
+    let initial = outbox.then(|| live.clone());
+    let mut moves = Moves::new(outbox);
     let more = guard(|| {
         let mut chunk = Chunk::inline(hub.limits.inline_bot_actions, max_total);
         Ok(advance(&meta, &mut live, &mut moves, &mut chunk))
@@ -128,11 +135,16 @@ pub(super) async fn create(
     let capped = enforce_length(&mut live, &mut moves, max_total);
     let more = more && !capped;
     settle_clock(&meta, &mut live, true);
+    let events = match &initial {
+        Some(initial) => guard(|| created_events(&meta, initial, &moves, &mut live))?,
+        None => Vec::new(),
+    };
     let created = hub.store.submit_create(
         &stored(&meta, &live),
         live.state.move_number() as u64,
         more,
         hub.limits.max_matches,
+        &events,
     );
     match match created {
         Ok(ack) => ack.wait().await,

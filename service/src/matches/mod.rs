@@ -10,7 +10,7 @@
 //! | `handlers.rs` | the gRPC handlers: decode, authenticate, call, encode | `away`, `create`, `play`, `records`, `service`, `watch` |
 //! | `admin.rs` | `cardhouse.v1.Admin`: list, abort, export any match (operator) | `cache`, `hub`, `model`, `play`, `records`, `service`, `views` |
 //! | `service.rs` | building the service: resuming matches, starting their bots and clocks | `admission`, `cache`, `driver`, `gauges`, `handoff`, `hub`, `limits`, `pool`, `replicas`, `retention`, `stored`, `timeouts`, `timers` |
-//! | `create.rs` | `CreateMatch` | `bots`, `clocks`, `commit`, `driver`, `hub`, `limits`, `model`, `seats`, `stored`, `table`, `views` |
+//! | `create.rs` | `CreateMatch` | `bots`, `clocks`, `commit`, `driver`, `events`, `hub`, `limits`, `model`, `seats`, `stored`, `table`, `views` |
 //! | `play.rs` | `GetView`, `Act`, `Resign`, `AbortMatch` | `bots`, `commit`, `driver`, `handoff`, `hub`, `model`, `stored`, `table`, `views` |
 //! | `records.rs` | `GetRecord` | `hub`, `table`, `views` |
 //! | `watch.rs` | `Watch`: each stream's task and its events | `hub`, `model`, `views` |
@@ -24,7 +24,8 @@
 //! | `hub.rs` | the state every request shares | `admission`, `cache`, `handoff`, `limits`, `pool`, `timers` |
 //! | `cache.rs` | matches in memory, their locks, loading and revalidation; damaged ones answered `DATA_LOSS` | `model`, `seats`, `stored` |
 //! | `admission.rs` | the match limit, reserved before creation | — |
-//! | `commit.rs` | a change stored, then applied in memory and broadcast | `model`, `stored` |
+//! | `commit.rs` | a change stored (with its events, for the outbox), then applied in memory and broadcast | `events`, `model`, `stored` |
+//! | `events.rs` | `--events`: each change's events as a spectator sees them, numbered, for the outbox | `model`, `views` |
 //! | `views.rs` | redaction: roles, views, texts and events for each viewer, in the API's terms | `clocks`, `model` |
 //! | `bots.rs` | which moves bots and chance make (seeded, pure), the stand-in's included | `model`, `seats`, `table` |
 //! | `seats.rs` | who plays each seat: any bot by name, held to the server's limits | — |
@@ -62,6 +63,7 @@ mod clocks;
 mod commit;
 mod create;
 mod driver;
+mod events;
 mod gauges;
 mod handlers;
 mod handoff;

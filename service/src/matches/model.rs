@@ -53,6 +53,11 @@ pub(super) struct Live {
     pub(super) known: Vec<u64>,
     /// When the match ended (Unix milliseconds); 0 while active.
     pub(super) ended_at_ms: u64,
+    /// The match's events so far (`--events`), its end's aside: created, each action the
+    /// spectator learns of, each deal ended, each notice. The sequence number of the last.
+    pub(super) events: u64,
+    /// Notices about seats so far (stored: the history does not hold them).
+    pub(super) notices: u64,
     /// The clock and the away seats (`None`: no time control, and no seat was ever away).
     pub(super) table: Option<Table>,
 }
@@ -203,10 +208,12 @@ pub(super) fn apply_counted(
     Ok(())
 }
 
-/// Applies legal `action` to `live`, counting it for every viewer that learns of it.
+/// Applies legal `action` to `live`, counting it for every viewer that learns of it, and in
+/// the match's events.
 pub(super) fn step(live: &mut Live, action: Action) {
-    count_known(&live.state, action, &mut live.known);
+    let public = count_known(&live.state, action, &mut live.known);
     live.state.apply_unchecked(action);
+    live.events += events_of(public, &live.state);
     if live.state.is_terminal() {
         live.status = MatchStatus::Finished;
         live.ended_at_ms = now_ms();
@@ -214,10 +221,11 @@ pub(super) fn step(live: &mut Live, action: Action) {
 }
 
 /// Adds `action` (about to be applied at `state`) to the move number of every viewer that
-/// learns of it.
-pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
+/// learns of it; returns whether a spectator does.
+pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) -> bool {
     let n = known.len() - 1;
     let actor = state.current_player();
+    let mut public = false;
     for (v, k) in known.iter_mut().enumerate() {
         let viewer = if v == n {
             Viewer::Spectator
@@ -227,8 +235,16 @@ pub(super) fn count_known(state: &AnyState, action: Action, known: &mut [u64]) {
         // A seat always knows its own actions: no need to ask the engine.
         if actor == Player::Seat(v) || state.action_visible_to(viewer, action) {
             *k += 1;
+            public |= v == n;
         }
     }
+    public
+}
+
+/// The match's events an action makes (see [`Live::events`]): one if a spectator learns of
+/// it (`public`), one more if it ended a deal (`after` is the state it left).
+pub(super) fn events_of(public: bool, after: &AnyState) -> u64 {
+    u64::from(public) + u64::from(after.deal_outcome().is_some())
 }
 
 /// Starts or stops the clock of `live` after a change (`moved`: it applied actions), at the

@@ -203,7 +203,8 @@ fn prepare_act(
         }
     };
     let mut live = m.live.clone();
-    let mut moves = Moves::new(m.watched());
+    // Recorded for the outbox too: its events are built from what Watch is sent.
+    let mut moves = Moves::new(m.watched() || hub.store.outbox().is_some());
     let max_total = hub.limits.max_match_actions;
     let more = guard(|| {
         // Acting brings an away seat back (told to watchers before its action).

@@ -61,6 +61,43 @@ pub(super) async fn sweep(hub: &Hub) -> usize {
     removed
 }
 
+/// With an outbox, a shared store aborts no abandoned match itself: they are aborted here,
+/// each through the match code (its `ended` event written with the abort), if still at the
+/// version it was found idle at (a match another replica changed meanwhile is left).
+async fn abort_abandoned(hub: &Hub, shared: &dyn SharedStore, before_ms: u64) {
+    let ids = match shared.abandoned(before_ms).await {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "listing abandoned matches failed; trying again later");
+            return;
+        }
+    };
+    let mut aborted = 0;
+    for (id, version) in ids {
+        let Ok(entry) = hub.cache.get(&id).await else {
+            continue;
+        };
+        let mut m = entry.lock().await;
+        if hub.cache.fresh(&mut m).await.is_err()
+            || m.version != version
+            || m.live.status != MatchStatus::Active
+            || m.driving
+        {
+            continue;
+        }
+        // Once: a conflict means another replica changed the match since it was found idle.
+        if finish(&hub.store, &mut m, MatchStatus::Aborted, None)
+            .await
+            .is_ok()
+        {
+            tracing::info!(match_id = %id, "aborted an abandoned match");
+            aborted += 1;
+        }
+        hub.cache.settle(&m);
+    }
+    crate::metrics::matches_abandoned(aborted);
+}
+
 /// [`sweep`] for a shared store: the store sweeps itself (each match is aborted or deleted
 /// once, whichever replica runs it), then the cache forgets idle matches.
 async fn sweep_shared(hub: &Hub, shared: &dyn SharedStore) -> usize {
@@ -85,6 +122,9 @@ async fn sweep_shared(hub: &Hub, shared: &dyn SharedStore) -> usize {
         tracing::info!(match_id = %id, "aborted an abandoned match");
     }
     crate::metrics::matches_abandoned(aborted.len());
+    if hub.store.outbox().is_some() {
+        abort_abandoned(hub, shared, now.saturating_sub(abandon)).await;
+    }
     for id in &deleted {
         hub.cache.forget(id);
         tracing::info!(match_id = %id, "removed an ended match after its retention period");

@@ -12,7 +12,7 @@ use crate::domain::MatchStatus;
 use crate::matches::clocks::DEFAULT_STAND_IN;
 use crate::matches::model::{
     Change, Live, Match, Meta, Moves, apply_counted, bots_to_move, count_known, ended_text,
-    status_of,
+    events_of, status_of,
 };
 use crate::matches::seats::{BotLimits, seat_bots, stored_bot};
 use crate::matches::table::{from_record, to_record};
@@ -47,6 +47,7 @@ pub(super) fn stored(meta: &Meta, live: &Live) -> StoredMatch {
             // As every match stored before seats could be any bot.
             Vec::new()
         },
+        notices: live.notices,
         table: live
             .table
             .as_ref()
@@ -67,11 +68,15 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
     let n = game.num_players();
     let mut known = vec![0u64; n + 1];
     let mut state = game.new_initial_state();
+    // The match's events (see `Live::events`): its creation, then the history's, then the
+    // notices the history does not hold.
+    let mut events = 1 + s.notices;
     for a in final_state.history() {
-        count_known(&state, a, &mut known);
+        let public = count_known(&state, a, &mut known);
         state
             .apply(a)
             .map_err(|e| format!("the history does not replay: {e}"))?;
+        events += events_of(public, &state);
     }
     let seats = header.seats;
     let bot_names: Vec<Option<String>> = (0..n)
@@ -111,6 +116,8 @@ pub(super) fn resume(s: StoredMatch, limits: BotLimits) -> Result<Match, String>
         resigned_seat: s.resigned_seat,
         known,
         ended_at_ms: s.ended_at_ms,
+        events,
+        notices: s.notices,
         table,
     };
     let driving = bots_to_move(&meta, &live);
@@ -198,6 +205,9 @@ pub(super) fn adopt(m: &mut Match, loaded: Loaded, bot_limits: BotLimits) -> Res
         && live.status == MatchStatus::Active;
     live.status = status;
     live.resigned_seat = loaded.stored.resigned_seat;
+    // Notices stored through another replica count in the match's events too.
+    live.events = (live.events + loaded.stored.notices).saturating_sub(live.notices);
+    live.notices = loaded.stored.notices;
     // The table changes with every change of a match that has one (the clock, who is away).
     if let Some(r) = &loaded.stored.table {
         let seats = m.meta.seats.len();

@@ -119,7 +119,8 @@ async fn time_out(hub: &Hub, m: &mut Match) -> Result<(), ApiError> {
     }
     writable(&hub.store)?;
     let mut live = m.live.clone();
-    let mut moves = Moves::new(m.watched());
+    // Recorded for the outbox too: its events are built from what Watch is sent.
+    let mut moves = Moves::new(m.watched() || hub.store.outbox().is_some());
     let Some(table) = live.table.as_mut() else {
         return Ok(());
     };

@@ -183,6 +183,7 @@ mod tests {
             ended_at_ms: 0,
             ismcts_iterations: 0,
             bot_names: Vec::new(),
+            notices: 0,
             table: None,
         }
     }

@@ -14,8 +14,9 @@
 //! | `record.rs` | [`StoredMatch`], the record every backend keeps, and its migrations | — |
 //! | `check.rs` | what a stored match must be to be served; its seats and status decoded | `mod.rs` |
 //! | `open.rs` | [`open::StoreConfig`] (each backend's settings) to a backend: the only file naming them all | `local`, `memory`, `mod.rs`, `pg` |
-//! | `memory.rs` | keeps nothing (tests) | `mod.rs` |
-//! | `local/` | the data directory (folder) | `check`, `mod.rs` |
+//! | `outbox.rs` | events waiting to be relayed, in memory (the memory and local stores) | `mod.rs` |
+//! | `memory.rs` | keeps nothing (tests) | `mod.rs`, `outbox` |
+//! | `local/` | the data directory (folder) | `check`, `mod.rs`, `outbox` |
 //! | `pg/` | PostgreSQL (folder) | `mod.rs` |
 //!
 //! # The contract every store keeps
@@ -50,6 +51,16 @@
 //! * only a record that a crash tore while it was being written (never acknowledged) is
 //!   dropped silently, and even that is logged with the file and offset.
 //!
+//! # The outbox (`--events`)
+//!
+//! A store opened with an outbox ([`open::open_with`]) writes the events a change carries
+//! ([`Change::events`], and those of a creation) in the same commit as the change: both are
+//! durable, or neither. Its [`Outbox`] side hands them to the relay in commit order (a
+//! match's in sequence order) until the relay says they are published
+//! ([`Outbox::relayed`]); an event not yet marked is handed out again after a restart (or,
+//! in a shared store, by another replica), so it is published at least once. A store
+//! opened without an outbox writes none, and takes changes without events.
+//!
 //! # Exclusive and shared stores
 //!
 //! An **exclusive** store (memory, a data directory) is written by this process only: every
@@ -70,6 +81,7 @@ pub mod check;
 pub mod local;
 pub mod memory;
 pub mod open;
+pub mod outbox;
 pub mod pg;
 mod record;
 
@@ -250,6 +262,39 @@ pub struct Change<'a> {
     pub stored: &'a dyn Fn() -> StoredMatch,
     /// Bots or chance are to move after the change.
     pub driving: bool,
+    /// The match's events this change makes, for the outbox (none without one).
+    pub events: &'a [OutboxEvent],
+}
+
+/// One event of a match, written in the same commit as the change that made it and
+/// relayed after it (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxEvent {
+    pub match_id: String,
+    /// 1, 2, 3, ... per match: with `match_id`, the event's stable id.
+    pub seq: u64,
+    /// Where it is published.
+    pub subject: String,
+    /// The encoded event.
+    pub payload: Vec<u8>,
+}
+
+/// The outbox side of a store: the events written with the changes, until relayed.
+pub trait Outbox: Send + Sync {
+    /// Waits until events are waiting, then returns up to `limit` of them in commit order
+    /// (each match's in sequence order), the same ones again until [`Outbox::relayed`]
+    /// takes them. A shared store returns none to a replica while another one relays.
+    ///
+    /// # Errors
+    /// The backend's.
+    fn pending(&self, limit: usize) -> StoreFuture<'_, Result<Vec<OutboxEvent>, StoreError>>;
+
+    /// Forgets events published: for each `(match id, seq)`, that match's events up to
+    /// `seq`.
+    ///
+    /// # Errors
+    /// The backend's (the events are then handed out again: harmless, they carry their id).
+    fn relayed<'a>(&'a self, upto: &'a [(String, u64)]) -> StoreFuture<'a, Result<(), StoreError>>;
 }
 
 impl std::fmt::Debug for Change<'_> {
@@ -260,6 +305,7 @@ impl std::fmt::Debug for Change<'_> {
             .field("from", &self.from)
             .field("actions", &self.actions.len())
             .field("snapshot", &self.snapshot)
+            .field("events", &self.events.len())
             .finish_non_exhaustive()
     }
 }
@@ -283,9 +329,15 @@ pub trait MatchStore: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// The outbox side of this store, if it was opened with one (`--events`).
+    fn outbox(&self) -> Option<&dyn Outbox> {
+        None
+    }
+
     /// Queues the creation of match `m` (`move_number` actions in its history; `driving`:
-    /// bots or chance are to move) at once; its outcome comes from the returned [`Ack`]. A
-    /// shared store refuses it ([`StoreError::Full`]) if it holds `max_matches` already.
+    /// bots or chance are to move; `events`: its first events, for the outbox) at once; its
+    /// outcome comes from the returned [`Ack`]. A shared store refuses it
+    /// ([`StoreError::Full`]) if it holds `max_matches` already.
     ///
     /// # Errors
     /// If the store's writer is gone.
@@ -295,6 +347,7 @@ pub trait MatchStore: Send + Sync + std::fmt::Debug {
         move_number: u64,
         driving: bool,
         max_matches: usize,
+        events: &[OutboxEvent],
     ) -> Result<Ack, StoreError>;
 
     /// Queues `change` at once; its outcome comes from the returned [`Ack`].
@@ -456,9 +509,19 @@ pub trait SharedStore: Send + Sync {
     /// The database's.
     fn expired(&self, now_ms: u64) -> StoreFuture<'_, Result<Vec<String>, StoreError>>;
 
+    /// Active matches untouched since `before_ms` whose bots are not playing, with their
+    /// versions (a bounded number a call): with an outbox, the match service aborts these
+    /// itself if still at that version, each abort's events written with it, as
+    /// [`SharedStore::sweep`] then does not.
+    ///
+    /// # Errors
+    /// The database's.
+    fn abandoned(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<(String, u64)>, StoreError>>;
+
     /// Aborts active matches untouched since `abandoned_before` (whose bots are not
-    /// playing) and deletes ended matches that ended before `ended_before`, each once
-    /// whichever replica runs it (a bounded number a call).
+    /// playing; not with an outbox: see [`SharedStore::abandoned`]) and deletes ended
+    /// matches that ended before `ended_before`, each once whichever replica runs it (a
+    /// bounded number a call).
     ///
     /// # Errors
     /// The database's.
@@ -512,10 +575,12 @@ impl Store {
         move_number: u64,
         driving: bool,
         max_matches: usize,
+        events: &[OutboxEvent],
     ) -> Result<Ack, StoreError> {
         let timer = store_commit(self.0.backend(), StoreOp::Create);
         timed(
-            self.0.submit_create(m, move_number, driving, max_matches),
+            self.0
+                .submit_create(m, move_number, driving, max_matches, events),
             timer,
         )
     }

@@ -28,18 +28,27 @@ pub enum StoreConfig {
 /// As each backend's open: corruption of the store as a whole naming the file, an
 /// unreachable database, ...
 pub async fn open(config: &StoreConfig) -> Result<(Store, Opened), StoreError> {
+    open_with(config, false).await
+}
+
+/// [`open`], with an outbox if `outbox` (`--events`: see [`crate::store`]'s docs).
+///
+/// # Errors
+/// As [`open`].
+pub async fn open_with(config: &StoreConfig, outbox: bool) -> Result<(Store, Opened), StoreError> {
     Ok(match config.clone() {
-        StoreConfig::Memory => (Store::new(MemoryStore), Opened::default()),
+        StoreConfig::Memory => (Store::new(MemoryStore::new(outbox)), Opened::default()),
         StoreConfig::Dir(dir) => {
-            let (store, opened) = tokio::task::spawn_blocking(move || LocalStore::open(&dir))
-                .await
-                .map_err(|e| StoreError::Failed {
-                    what: format!("opening the data directory: {e}"),
-                })??;
+            let (store, opened) =
+                tokio::task::spawn_blocking(move || LocalStore::open_with(&dir, outbox))
+                    .await
+                    .map_err(|e| StoreError::Failed {
+                        what: format!("opening the data directory: {e}"),
+                    })??;
             (Store::new(store), opened)
         }
         StoreConfig::Postgres(pg) => {
-            let store = PgStore::open(&pg).await?;
+            let store = PgStore::open_with(&pg, outbox).await?;
             (Store::new(store), Opened::default())
         }
     })

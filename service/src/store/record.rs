@@ -46,6 +46,10 @@ pub struct StoredMatch {
     /// stored before seats could be any bot: the list is then empty).
     #[prost(string, repeated, tag = "13")]
     pub bot_names: Vec<String>,
+    /// Notices about seats so far (timed out, away, back): they count in the numbering of
+    /// the match's events (`--events`), which the history gives for everything else.
+    #[prost(uint64, tag = "16")]
+    pub notices: u64,
     /// The human seats' clock and who is away ([`TableRecord`]); absent for a match without
     /// a time control whose seats were never away (as every match stored before clocks).
     #[prost(message, optional, tag = "14")]

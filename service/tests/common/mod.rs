@@ -4,6 +4,7 @@
 
 pub mod certs;
 pub mod metrics;
+pub mod nats;
 pub mod nginx;
 pub mod pg_instance;
 pub mod postgres;

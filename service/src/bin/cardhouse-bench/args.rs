@@ -63,4 +63,10 @@ pub(crate) struct Args {
     /// with the one with recording off (every other phase runs with it off).
     #[arg(long)]
     pub(crate) metrics: bool,
+    /// Also measure `Matches.Act` with match events out (`--events`): a second one-node
+    /// server like the first, writing every move's events to its outbox and relaying them to
+    /// the NATS JetStream at this URL (a running `nats-server -js`); its phase alternates
+    /// with the plain one.
+    #[arg(long, value_name = "NATS_URL")]
+    pub(crate) events: Option<String>,
 }

@@ -5,6 +5,8 @@
 //! * the **cardhouse** server with persistence on (a temporary data directory),
 //! * with `--tls`: a second cardhouse server like the first, serving TLS (a certificate made
 //!   at start),
+//! * with `--events <nats-url>`: a second cardhouse server like the first, publishing every
+//!   match's events to that NATS JetStream (its outbox written with each move),
 //! * with `--metrics`: no other server, but a second `Matches.Act` phase on the first one with
 //!   the Prometheus recording on (every other phase runs with it paused),
 //! * with `--postgres <admin-url>`: two more cardhouse servers (**replicas**) sharing one
@@ -16,7 +18,8 @@
 //! 1. `Echo` requests per second and p50/p99 latency,
 //! 2. `Matches.Act` requests per second and p50/p99 latency (one human seat, three random
 //!    bots: each Act stores the move durably, then the bots' replies and any deal); with
-//!    `--tls` the same against the TLS server, over TLS connections; with `--metrics` the
+//!    `--tls` the same against the TLS server, over TLS connections; with `--events` the
+//!    same against the server publishing events; with `--metrics` the
 //!    same with the metrics recording on,
 //! 3. with `--postgres`: the same `Matches.Act` load on PostgreSQL, (a) all of it on one
 //!    replica, (b) on two replicas with each client's requests alternating between them, as
@@ -134,6 +137,27 @@ async fn main() {
         tls_local = Some((replica, certs));
     }
 
+    // The same with match events out, with a store of its own.
+    let events_dir = tempfile::tempdir().expect("temp dir");
+    let mut events_local = None;
+    if let Some(url) = &args.events {
+        let replica = start_replica(Config {
+            store: if args.in_memory {
+                StoreConfig::Memory
+            } else {
+                StoreConfig::Dir(DirConfig::new(events_dir.path()))
+            },
+            events: Some(cardhouse_server::relay::EventsConfig {
+                url: url.clone(),
+                format: cardhouse_server::relay::EventFormat::Proto,
+            }),
+            ..Config::default()
+        })
+        .await
+        .unwrap_or_else(|e| exit_with(&format!("the events server did not start: {e}")));
+        events_local = Some(replica);
+    }
+
     // cardhouse on PostgreSQL: two replicas on one fresh database.
     let mut pg = None;
     let mut pg_about = String::new();
@@ -241,6 +265,20 @@ async fn main() {
             },
         ));
     }
+    if let Some(replica) = &events_local {
+        phases.push(Phase::new(
+            if args.in_memory {
+                "Matches.Act, one node, in memory, --events"
+            } else {
+                "Matches.Act, one node, redb (persisted), --events"
+            },
+            Load::Act {
+                replicas: vec![channels(replica.addr, args.connections).await],
+                routing: Routing::Sticky,
+                concurrency,
+            },
+        ));
+    }
     if let Some((_, replicas)) = &pg {
         let mut pg_chans = Vec::new();
         for r in replicas {
@@ -290,6 +328,9 @@ async fn main() {
 
     drop(chans);
     local.stop().await;
+    if let Some(replica) = events_local {
+        replica.stop().await;
+    }
     if let Some((replica, _)) = tls_local {
         replica.stop().await;
     }

@@ -205,6 +205,10 @@ pub(crate) fn fold(inputs: Inputs<'_>) -> Result<Folded, StoreError> {
             out.max_marker = out.max_marker.max(c);
             continue;
         }
+        // A relay marker names no match's moves (the outbox's, read by `recover`).
+        if e.id.is_empty() && !e.relayed.is_empty() {
+            continue;
+        }
         // A match set aside keeps every entry, its tombstone included, untouched.
         if let Some(aside) = bad.get_mut(&e.id) {
             aside.entries.push(bytes);

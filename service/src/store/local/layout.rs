@@ -15,6 +15,10 @@ pub(crate) const MATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("m
 pub(crate) const MOVES: TableDefinition<u64, &[u8]> = TableDefinition::new("moves");
 /// Store facts: [`COMMITS`].
 pub(crate) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// The outbox (`--events`): events written with a header (a match created or ended) and,
+/// at each fold, those of the log not yet relayed; keyed by match id and sequence number,
+/// each an encoded `LoggedEvent`.
+pub(crate) const OUTBOX: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("outbox");
 /// Key in [`META`]: how many commits the store made (each logs a marker with the count).
 pub(crate) const COMMITS: &str = "commits";
 /// The database's file name in the data directory.

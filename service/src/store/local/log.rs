@@ -28,6 +28,34 @@ pub(crate) struct LogEntry {
     /// A marker: the database made its commit number `db_commit`.
     #[prost(uint64, optional, tag = "5")]
     pub db_commit: Option<u64>,
+    /// The events of match `id` this entry's actions made, for the outbox (`--events`).
+    #[prost(message, repeated, tag = "7")]
+    pub events: Vec<LoggedEvent>,
+    /// A relay marker (no `id`): these matches' events up to these sequence numbers are
+    /// published.
+    #[prost(message, repeated, tag = "8")]
+    pub relayed: Vec<Relayed>,
+}
+
+/// One event of the outbox, in a log entry (its match is the entry's) or in the database's
+/// `outbox` table (its match and sequence number in the key).
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct LoggedEvent {
+    #[prost(uint64, tag = "1")]
+    pub seq: u64,
+    #[prost(string, tag = "2")]
+    pub subject: String,
+    #[prost(bytes = "vec", tag = "3")]
+    pub payload: Vec<u8>,
+}
+
+/// A match's events up to `seq` are published.
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct Relayed {
+    #[prost(string, tag = "1")]
+    pub id: String,
+    #[prost(uint64, tag = "2")]
+    pub seq: u64,
 }
 
 pub(crate) fn marker_record(commit: u64) -> Vec<u8> {

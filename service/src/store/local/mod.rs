@@ -7,19 +7,23 @@
 //! | `layout.rs` | file names, tables, permissions, the configuration ([`DirConfig`]) | — |
 //! | `log.rs` | the move log: record framing, checksums, reading back, appending | `layout` |
 //! | `header.rs` | a match's header in the database: its checksum, decoding and checks | `log` |
-//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) | `fold`, `header`, `layout`, `log` |
+//! | `recover.rs` | opening: the read-only checks, then the writes (salvage, fold, new log) | `fold`, `header`, `layout`, `log`, `outbox` |
 //! | `fold.rs` | the fold of the log into the headers, in memory; matches set aside | `header`, `layout`, `log` |
-//! | `writer.rs` | group commit: the committer task and the writer thread | `layout`, `log` |
-//! | `mod.rs` | [`LocalStore`]: the contract kept in a data directory | `header`, `layout`, `log`, `recover`, `writer` |
+//! | `writer.rs` | group commit: the committer task and the writer thread | `layout`, `log`, `outbox` |
+//! | `outbox.rs` | the outbox (`--events`): events in log entries and a table, pending at open | `layout`, `log` |
+//! | `mod.rs` | [`LocalStore`]: the contract kept in a data directory | `header`, `layout`, `log`, `outbox`, `recover`, `writer` |
 //!
 //! # Files
 //!
 //! * `matches.redb`, an embedded redb database: one header per match (hashed tokens, seed,
 //!   seats, status and a state snapshot, behind a checksum), written when a match is created
-//!   or ends, and the database's commit counter (table `meta`).
+//!   or ends, and the database's commit counter (table `meta`); with `--events`, the
+//!   outbox's events written with a header and, from each start, those still to relay
+//!   (table `outbox`: see `outbox.rs`).
 //! * `moves.log`, an append-only file with one small record per accepted `Act` (the actions
-//!   it applied, bots' and chance's included), a tombstone per deleted match, and a marker
-//!   after every database commit naming that commit's counter. Each record is framed by its
+//!   it applied, bots' and chance's included, and with `--events` the events they made), a
+//!   tombstone per deleted match, a marker after every database commit naming that commit's
+//!   counter, and with `--events` a marker per batch of events relayed. Each record is framed by its
 //!   length (with its own checksum) and a checksum of the payload.
 //!
 //! The directory is created owner-only (0700) and its files are owner-only (0600).
@@ -63,6 +67,7 @@ mod fold;
 mod header;
 mod layout;
 mod log;
+mod outbox;
 mod recover;
 mod writer;
 
@@ -73,11 +78,13 @@ use redb::{Database, ReadableDatabase};
 
 use layout::{DATABASE, MATCHES, db_error};
 pub use layout::{DEFAULT_CACHE_BYTES, DirConfig};
-use log::LogEntry;
+use log::{LogEntry, Relayed};
 use writer::{Write, Writes};
 
+use crate::store::outbox::Queue;
 use crate::store::{
-    Ack, Change, Damaged, MatchStore, Opened, StoreError, StoreFuture, StoredMatch,
+    Ack, Change, Damaged, MatchStore, Opened, Outbox, OutboxEvent, StoreError, StoreFuture,
+    StoredMatch,
 };
 
 /// The data-directory store.
@@ -87,6 +94,8 @@ pub struct LocalStore {
     /// closes with the writer), and its path.
     reader: Mutex<Option<Arc<Database>>>,
     path: PathBuf,
+    /// With `--events`: the events committed and not yet relayed.
+    outbox: Option<Arc<Queue>>,
 }
 
 impl std::fmt::Debug for LocalStore {
@@ -107,22 +116,92 @@ impl LocalStore {
     /// # Panics
     /// Outside a Tokio runtime.
     pub fn open(config: &DirConfig) -> Result<(LocalStore, Opened), StoreError> {
-        let (db, log, opened) = recover::open_dir(config)?;
+        LocalStore::open_with(config, false)
+    }
+
+    /// [`LocalStore::open`], with an outbox if `outbox` (`--events`): the events still to
+    /// relay are handed to it at once. (Without one, events an earlier run left are kept,
+    /// not relayed.)
+    ///
+    /// # Errors
+    /// As [`LocalStore::open`].
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime.
+    pub fn open_with(config: &DirConfig, outbox: bool) -> Result<(LocalStore, Opened), StoreError> {
+        let (db, log, opened, pending) = recover::open_dir(config)?;
         let db = Arc::new(db);
-        let writes = Writes::start(Arc::clone(&db), log)?;
+        let queue = outbox.then(|| {
+            let q = Arc::new(Queue::default());
+            q.push(pending);
+            q
+        });
+        let writes = Writes::start(Arc::clone(&db), log, queue.clone())?;
         let store = LocalStore {
             writes,
             reader: Mutex::new(Some(db)),
             path: config.path.join(DATABASE),
+            outbox: queue,
         };
         Ok((store, opened))
     }
 
-    /// Queues the write of the header and state snapshot of `m`.
-    fn submit_put(&self, m: &StoredMatch) -> Result<Ack, StoreError> {
+    /// Queues the write of the header and state snapshot of `m`, with its `events`.
+    fn submit_put(&self, m: &StoredMatch, events: &[OutboxEvent]) -> Result<Ack, StoreError> {
         self.writes.submit(Write::Header {
             key: m.id.clone(),
             value: header::encode(m),
+            events: self.events(events),
+        })
+    }
+
+    /// The events to write: none without an outbox.
+    fn events(&self, events: &[OutboxEvent]) -> Vec<OutboxEvent> {
+        if self.outbox.is_some() {
+            events.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+impl Outbox for LocalStore {
+    fn pending(&self, limit: usize) -> StoreFuture<'_, Result<Vec<OutboxEvent>, StoreError>> {
+        Box::pin(async move {
+            match &self.outbox {
+                Some(q) => Ok(q.pending(limit).await),
+                None => Ok(Vec::new()),
+            }
+        })
+    }
+
+    /// Forgets the events in memory, and appends a marker to the log so that a restart
+    /// does not hand them out again.
+    fn relayed<'a>(&'a self, upto: &'a [(String, u64)]) -> StoreFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            if upto.is_empty() {
+                return Ok(());
+            }
+            if let Some(q) = &self.outbox {
+                q.remove(upto);
+            }
+            let marker = LogEntry {
+                relayed: upto
+                    .iter()
+                    .map(|(id, seq)| Relayed {
+                        id: id.clone(),
+                        seq: *seq,
+                    })
+                    .collect(),
+                ..LogEntry::default()
+            };
+            self.writes
+                .submit(Write::Log {
+                    value: prost::Message::encode_to_vec(&marker),
+                    events: Vec::new(),
+                })?
+                .wait()
+                .await
         })
     }
 }
@@ -140,31 +219,39 @@ impl MatchStore for LocalStore {
         self.writes.has_failed()
     }
 
+    fn outbox(&self) -> Option<&dyn Outbox> {
+        self.outbox.is_some().then_some(self as &dyn Outbox)
+    }
+
     fn submit_create(
         &self,
         m: &StoredMatch,
         _move_number: u64,
         _driving: bool,
         _max_matches: usize,
+        events: &[OutboxEvent],
     ) -> Result<Ack, StoreError> {
         // The match service counts an exclusive store's matches itself.
-        self.submit_put(m)
+        self.submit_put(m, events)
     }
 
     /// Appends the change's actions to the move log, or with `snapshot` rewrites the match's
     /// header and snapshot.
     fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
         if change.snapshot {
-            return self.submit_put(&(change.stored)());
+            return self.submit_put(&(change.stored)(), change.events);
         }
+        let events = self.events(change.events);
         let entry = LogEntry {
             id: change.id.to_owned(),
             from: change.from,
             actions: change.actions.to_vec(),
+            events: events.iter().map(outbox::logged).collect(),
             ..LogEntry::default()
         };
         self.writes.submit(Write::Log {
             value: prost::Message::encode_to_vec(&entry),
+            events,
         })
     }
 

@@ -42,18 +42,23 @@ use redb::{
 use crate::store::local::fold::{Folded, Inputs, fold};
 use crate::store::local::header;
 use crate::store::local::layout::{
-    COMMITS, DATABASE, DirConfig, MATCHES, META, MOVE_LOG, MOVES, SALVAGE_HINT, builder, db_error,
-    owner_only,
+    COMMITS, DATABASE, DirConfig, MATCHES, META, MOVE_LOG, MOVES, OUTBOX, SALVAGE_HINT, builder,
+    db_error, owner_only,
 };
 use crate::store::local::log::{MoveLog, read_log};
-use crate::store::{Damaged, Opened, StoreError, StoredMatch};
+use crate::store::local::outbox::{self, Pending};
+use crate::store::{Damaged, Opened, OutboxEvent, StoreError, StoredMatch};
 
 /// The repaired copy of a database left open by a crash (see the module docs).
 const CHECK_COPY: &str = "matches.redb.check";
 
+/// What opening a data directory gives: the database, the new move log, the matches, and
+/// the events of the outbox still to relay.
+pub(crate) type OpenedDir = (Database, MoveLog, Opened, Vec<OutboxEvent>);
+
 /// Checks and opens the data directory `options.path` (created owner-only if missing), folds
 /// its log.
-pub(crate) fn open_dir(options: &DirConfig) -> Result<(Database, MoveLog, Opened), StoreError> {
+pub(crate) fn open_dir(options: &DirConfig) -> Result<OpenedDir, StoreError> {
     let dir = options.path.as_path();
     let dir_err = |source| StoreError::Dir {
         path: dir.to_owned(),
@@ -94,6 +99,7 @@ struct Survey {
     tables_missing: bool,
     commits: u64,
     folded: Folded,
+    outbox: Pending,
 }
 
 /// The read-only phase: every check, nothing written (but our own repaired copy).
@@ -163,6 +169,7 @@ fn survey(dir: &Path, options: &DirConfig) -> Result<Survey, StoreError> {
         Some(_) => read_log(&log_path, options)?,
         None => Default::default(),
     };
+    let outbox = outbox::pending(std::mem::take(&mut contents.outbox), &log.records);
     let folded = fold(Inputs {
         headers: contents.headers,
         table: contents.moves,
@@ -187,6 +194,7 @@ fn survey(dir: &Path, options: &DirConfig) -> Result<Survey, StoreError> {
         tables_missing: contents.tables_missing,
         commits: contents.commits,
         folded,
+        outbox,
     })
 }
 
@@ -197,6 +205,8 @@ struct Contents {
     moves: Vec<(u64, Vec<u8>)>,
     commits: u64,
     tables_missing: bool,
+    /// The `outbox` table's rows (a database of an earlier version has none).
+    outbox: Vec<((String, u64), Vec<u8>)>,
 }
 
 /// Why the database could not be read.
@@ -291,15 +301,24 @@ fn read(db: &impl ReadableDatabase) -> Result<Contents, redb::Error> {
         Err(TableError::TableDoesNotExist(_)) => contents.tables_missing = true,
         Err(e) => return Err(e.into()),
     }
+    match txn.open_table(OUTBOX) {
+        Ok(table) => {
+            for row in table.iter()? {
+                let (k, v) = row?;
+                let (id, seq) = k.value();
+                contents
+                    .outbox
+                    .push(((id.to_owned(), seq), v.value().to_vec()));
+            }
+        }
+        Err(TableError::TableDoesNotExist(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
     Ok(contents)
 }
 
 /// The write phase: the checks passed (or salvage accepted the losses).
-fn write(
-    dir: &Path,
-    survey: Survey,
-    options: &DirConfig,
-) -> Result<(Database, MoveLog, Opened), StoreError> {
+fn write(dir: &Path, survey: Survey, options: &DirConfig) -> Result<OpenedDir, StoreError> {
     let dir_err = |source| StoreError::Dir {
         path: dir.to_owned(),
         source,
@@ -312,6 +331,7 @@ fn write(
         tables_missing,
         commits,
         folded,
+        outbox,
     } = survey;
     let stamp = crate::clock::now_ms();
     for (path, what) in &aside {
@@ -357,8 +377,8 @@ fn write(
         ..
     } = folded;
     let next = commits.max(max_marker) + 1;
-    let written = if changed || tables_missing || not_clean || !aside.is_empty() {
-        commit_fold(&db, &db_path, &matches, &set_aside, next)?;
+    let written = if changed || tables_missing || not_clean || !aside.is_empty() || outbox.changed {
+        commit_fold(&db, &db_path, &matches, &set_aside, &outbox.events, next)?;
         tracing::info!(
             matches = matches.len(),
             set_aside = set_aside.len(),
@@ -393,7 +413,7 @@ fn write(
             damaged.push(alias);
         }
     }
-    Ok((db, log, Opened { matches, damaged }))
+    Ok((db, log, Opened { matches, damaged }, outbox.events))
 }
 
 /// Commits the fold (every header replaced: the folded matches re-encoded, the damaged ones
@@ -404,6 +424,7 @@ fn commit_fold(
     db_path: &Path,
     matches: &[StoredMatch],
     set_aside: &[crate::store::local::fold::SetAside],
+    outbox_events: &[OutboxEvent],
     next: u64,
 ) -> Result<(), StoreError> {
     let headers: Vec<(&str, Vec<u8>)> = matches
@@ -427,6 +448,7 @@ fn commit_fold(
         let mut meta = txn.open_table(META).map_err(db_error)?;
         meta.insert(COMMITS, next).map_err(db_error)?;
     }
+    outbox::replace(&txn, outbox_events)?;
     txn.commit().map_err(db_error)?;
     verify(db, db_path, &headers, next)
 }

@@ -11,7 +11,9 @@ use tokio::sync::{mpsc as async_mpsc, oneshot};
 
 use crate::store::local::layout::{COMMITS, MATCHES, META, db_error};
 use crate::store::local::log::{LogEntry, MoveLog, frame, marker_record};
-use crate::store::{Ack, Acked, CommitError, StoreError};
+use crate::store::local::outbox;
+use crate::store::outbox::Queue;
+use crate::store::{Ack, Acked, CommitError, OutboxEvent, StoreError};
 
 /// Most writes committed in one transaction.
 const MAX_GROUP: usize = 4096;
@@ -20,10 +22,18 @@ const BATCH_YIELDS: usize = 3;
 
 /// One write to the data directory.
 pub(crate) enum Write {
-    /// A match's header and state snapshot (database).
-    Header { key: String, value: Vec<u8> },
-    /// A move log record.
-    Log { value: Vec<u8> },
+    /// A match's header and state snapshot (database), and the events it makes (into the
+    /// `outbox` table, in the same transaction).
+    Header {
+        key: String,
+        value: Vec<u8>,
+        events: Vec<OutboxEvent>,
+    },
+    /// A move log record (which holds `events` too: they are its copy for the relay).
+    Log {
+        value: Vec<u8>,
+        events: Vec<OutboxEvent>,
+    },
     /// A match's deletion: a tombstone in the log, then the database forgets it.
     Delete { key: String },
 }
@@ -38,20 +48,24 @@ pub(crate) struct Writes {
 
 impl Writes {
     /// Starts the writer thread over `db` and `log`, and the committer task on the current
-    /// Tokio runtime.
+    /// Tokio runtime. The events of each commit go to `outbox` once durable.
     ///
     /// # Errors
     /// If the thread cannot be started.
     ///
     /// # Panics
     /// Outside a Tokio runtime.
-    pub(crate) fn start(db: Arc<Database>, log: MoveLog) -> Result<Writes, StoreError> {
+    pub(crate) fn start(
+        db: Arc<Database>,
+        log: MoveLog,
+        outbox: Option<Arc<Queue>>,
+    ) -> Result<Writes, StoreError> {
         let failed = Arc::new(AtomicBool::new(false));
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let writer_failed = Arc::clone(&failed);
         std::thread::Builder::new()
             .name("cardhouse-store".into())
-            .spawn(move || writer(db, log, &job_rx, &writer_failed))
+            .spawn(move || writer(db, log, &job_rx, &writer_failed, outbox.as_deref()))
             .map_err(|e| StoreError::Failed {
                 what: format!("cannot start the writer thread: {e}"),
             })?;
@@ -200,7 +214,13 @@ const WRITER_GONE: &str = "the match store's writer thread has stopped";
 
 /// The writer thread: makes each batch durable, in order, and closes the database file when
 /// told to (or when the committer task is gone).
-fn writer(db: Arc<Database>, mut log: MoveLog, jobs: &mpsc::Receiver<Job>, failed: &AtomicBool) {
+fn writer(
+    db: Arc<Database>,
+    mut log: MoveLog,
+    jobs: &mpsc::Receiver<Job>,
+    failed: &AtomicBool,
+    outbox: Option<&Queue>,
+) {
     let closed = loop {
         match jobs.recv() {
             Ok(Job::Commit { writes, done }) => {
@@ -213,6 +233,13 @@ fn writer(db: Arc<Database>, mut log: MoveLog, jobs: &mpsc::Receiver<Job>, faile
                         "the match store could not commit".to_owned()
                     })
                 };
+                // Durable: the relay may have the batch's events (in the order written).
+                if let (Ok(()), Some(q)) = (&result, outbox) {
+                    q.push(writes.into_iter().flat_map(|w| match w {
+                        Write::Header { events, .. } | Write::Log { events, .. } => events,
+                        Write::Delete { .. } => Vec::new(),
+                    }));
+                }
                 let _ = done.send(result);
             }
             Ok(Job::Close(ack)) => break Some(ack),
@@ -235,8 +262,8 @@ fn commit(db: &Database, log: &mut MoveLog, writes: &[Write]) -> Result<(), Stor
     let mut deletes = Vec::new();
     for write in writes {
         match write {
-            Write::Header { key, value } => headers.push((key, value)),
-            Write::Log { value } => frame(value, &mut records),
+            Write::Header { key, value, events } => headers.push((key, value, events)),
+            Write::Log { value, .. } => frame(value, &mut records),
             Write::Delete { key } => {
                 // The tombstone goes first: a log entry must never outlive its match unnamed.
                 let tomb = LogEntry {
@@ -260,7 +287,7 @@ fn commit(db: &Database, log: &mut MoveLog, writes: &[Write]) -> Result<(), Stor
         let count;
         {
             let mut table = txn.open_table(MATCHES).map_err(db_error)?;
-            for (key, value) in headers {
+            for (key, value, _) in &headers {
                 table
                     .insert(key.as_str(), value.as_slice())
                     .map_err(db_error)?;
@@ -275,6 +302,9 @@ fn commit(db: &Database, log: &mut MoveLog, writes: &[Write]) -> Result<(), Stor
                 .map_or(0, |v| v.value())
                 + 1;
             meta.insert(COMMITS, count).map_err(db_error)?;
+        }
+        for (_, _, events) in &headers {
+            outbox::insert(&txn, events)?;
         }
         txn.commit().map_err(db_error)?;
         let mut marker = Vec::new();

@@ -8,9 +8,10 @@
 
 use tokio::sync::oneshot;
 
+use crate::store::pg::outbox::{Columns, UPDATE_MANY_EVENTS, UPDATE_ONE_EVENTS};
 use crate::store::pg::pool::Db;
 use crate::store::pg::sql::{Row, UPDATE_MANY, UPDATE_ONE, as_i64, pg_error};
-use crate::store::{Acked, CommitError};
+use crate::store::{Acked, CommitError, OutboxEvent};
 
 /// Most changes in one statement.
 pub(crate) const MAX_BATCH: usize = 256;
@@ -35,6 +36,10 @@ pub(crate) struct Pending {
     /// The change is these actions alone, from this move number (nothing else changed):
     /// they go in its notice.
     pub(crate) moves: Option<(u64, Vec<u32>)>,
+    /// The change's events, for the outbox (`--events`; none without it).
+    pub(crate) events: Vec<OutboxEvent>,
+    /// With `--events`, a snapshot's header (its count of notices may have changed).
+    pub(crate) header: Option<Vec<u8>>,
     pub(crate) done: oneshot::Sender<Acked>,
 }
 
@@ -68,6 +73,9 @@ impl Pending {
 pub(crate) async fn write(db: Db, batch: Vec<Pending>) {
     match run(&db, &batch).await {
         Ok(written) => {
+            if batch.iter().any(|p| !p.events.is_empty()) {
+                db.events_written();
+            }
             for p in batch {
                 let ok = written.contains(&p.id);
                 if ok {
@@ -93,7 +101,15 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
     if let [p] = batch {
         return run_one(db, p).await;
     }
-    let (client, stmt) = db.prepared(UPDATE_MANY).await?;
+    let events = batch
+        .iter()
+        .any(|p| !p.events.is_empty() || p.header.is_some());
+    let sql = if events {
+        UPDATE_MANY_EVENTS.as_str()
+    } else {
+        UPDATE_MANY
+    };
+    let (client, stmt) = db.prepared(sql).await?;
     let ids: Vec<&str> = batch.iter().map(|p| p.id.as_str()).collect();
     let versions: Vec<i64> = batch.iter().map(|p| as_i64(p.version)).collect();
     let states: Vec<Option<&[u8]>> = batch.iter().map(|p| p.row.state.as_deref()).collect();
@@ -112,14 +128,23 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
         .iter()
         .map(|p| p.row.deadline_ms.map(as_i64))
         .collect();
+    let e = Columns::of(batch.iter().flat_map(|p| &p.events));
+    let headers: Vec<Option<&[u8]>> = batch.iter().map(|p| p.header.as_deref()).collect();
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
+        &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched, &driving,
+        &tables, &deadlines,
+    ];
+    if events {
+        params.extend([
+            &e.ids as &(dyn tokio_postgres::types::ToSql + Sync),
+            &e.seqs,
+            &e.subjects,
+            &e.payloads,
+            &headers,
+        ]);
+    }
     let rows = client
-        .query(
-            &stmt,
-            &[
-                &ids, &versions, &states, &tails, &moves, &statuses, &resigned, &ended, &touched,
-                &driving, &tables, &deadlines,
-            ],
-        )
+        .query(&stmt, &params)
         .await
         .map_err(|e| format!("PostgreSQL: {}", pg_error(&e)))?;
     Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
@@ -127,25 +152,47 @@ async fn run(db: &Db, batch: &[Pending]) -> Result<std::collections::HashSet<Str
 
 /// [`run`] for a batch of one: the same change by [`UPDATE_ONE`].
 async fn run_one(db: &Db, p: &Pending) -> Result<std::collections::HashSet<String>, String> {
-    let (client, stmt) = db.prepared(UPDATE_ONE).await?;
+    let events = !p.events.is_empty() || p.header.is_some();
+    let sql = if events {
+        UPDATE_ONE_EVENTS.as_str()
+    } else {
+        UPDATE_ONE
+    };
+    let (client, stmt) = db.prepared(sql).await?;
+    let (version, moves) = (as_i64(p.version), as_i64(p.row.move_number));
+    let (state, resigned) = (
+        p.row.state.as_deref(),
+        p.row.resigned_seat.map(|s| s as i32),
+    );
+    let (ended, touched) = (as_i64(p.row.ended_at_ms), as_i64(p.row.touched_ms));
+    let e = Columns::of(p.events.iter());
+    let header = p.header.as_deref();
+    let (table, deadline) = (p.row.table.as_deref(), p.row.deadline_ms.map(as_i64));
+    let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
+        &p.id,
+        &version,
+        &state,
+        &p.row.tail,
+        &moves,
+        &p.row.status,
+        &resigned,
+        &ended,
+        &touched,
+        &p.row.driving,
+        &table,
+        &deadline,
+    ];
+    if events {
+        params.extend([
+            &e.ids as &(dyn tokio_postgres::types::ToSql + Sync),
+            &e.seqs,
+            &e.subjects,
+            &e.payloads,
+            &header,
+        ]);
+    }
     let rows = client
-        .query(
-            &stmt,
-            &[
-                &p.id,
-                &as_i64(p.version),
-                &p.row.state.as_deref(),
-                &p.row.tail.as_slice(),
-                &as_i64(p.row.move_number),
-                &p.row.status,
-                &p.row.resigned_seat.map(|s| s as i32),
-                &as_i64(p.row.ended_at_ms),
-                &as_i64(p.row.touched_ms),
-                &p.row.driving,
-                &p.row.table.as_deref(),
-                &p.row.deadline_ms.map(as_i64),
-            ],
-        )
+        .query(&stmt, &params)
         .await
         .map_err(|e| format!("PostgreSQL: {}", pg_error(&e)))?;
     Ok(rows.iter().map(|r| r.get::<_, String>(0)).collect())
@@ -173,6 +220,8 @@ mod tests {
                 deadline_ms: None,
             },
             moves,
+            events: Vec::new(),
+            header: None,
             done: tokio::sync::oneshot::channel().0,
         }
     }

@@ -6,12 +6,13 @@
 //! | `schema.rs` | the migrations, applied at start under an advisory lock | `sql`, `tls` |
 //! | `sql.rs` | the statements, and the columns of a stored match | — |
 //! | `batch.rs` | group commit: concurrent requests of one kind gathered into one statement | — |
-//! | `changes.rs` | the changes of matches, written in batches | `pool`, `sql` |
+//! | `changes.rs` | the changes of matches, written in batches | `outbox`, `pool`, `sql` |
 //! | `loads.rs` | loads and revalidations, read in batches | `pool`, `sql` |
-//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep | `sql` |
+//! | `pool.rs` | the connection pool: reads retried once, creation, the sweep | `outbox`, `sql` |
 //! | `notices.rs` | `LISTEN`/`NOTIFY` between replicas | `sql`, `tls` |
+//! | `outbox.rs` | `--events`: the outbox's statements, and its relay by one replica at a time | `sql`, `tls` |
 //! | `tls.rs` | `sslmode` and `sslrootcert` of the URL, and the TLS connector of every connection | `sql` |
-//! | `mod.rs` | [`PgStore`] and its configuration ([`PgConfig`]): the contract kept in PostgreSQL | `batch`, `changes`, `loads`, `notices`, `pool`, `schema`, `sql`, `tls` |
+//! | `mod.rs` | [`PgStore`] and its configuration ([`PgConfig`]): the contract kept in PostgreSQL | `batch`, `changes`, `loads`, `notices`, `outbox`, `pool`, `schema`, `sql`, `tls` |
 //!
 //! # Schema
 //!
@@ -27,6 +28,8 @@
 //!   bots or chance are to move.
 //! * `match_count`: the number of rows of `matches`, changed in the same statement as every
 //!   insert and delete, so that `--max-matches` is exact across replicas.
+//! * `outbox` (`--events`): the events of committed changes not yet relayed (see
+//!   [`outbox`]).
 //!
 //! # The write path
 //!
@@ -79,6 +82,7 @@ mod batch;
 mod changes;
 mod loads;
 mod notices;
+mod outbox;
 mod pool;
 mod schema;
 /// The statements (public for the tests that check their plans).
@@ -86,7 +90,7 @@ mod schema;
 pub mod sql;
 pub mod tls;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
@@ -94,12 +98,14 @@ use tokio::sync::{mpsc, watch};
 
 use crate::domain::{MatchStatus, Seat};
 use crate::store::{
-    Ack, Change, Listed, MatchStore, Newer, Notice, SharedStore, StoreError, StoreFuture,
-    StoredMatch, Swept,
+    Ack, Change, Listed, MatchStore, Newer, Notice, Outbox, OutboxEvent, SharedStore, StoreError,
+    StoreFuture, StoredMatch, Swept,
 };
 use batch::Batcher;
 use pool::Db;
-use sql::{ACTIVE, EXPIRED, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name};
+use sql::{
+    ABANDONED, ACTIVE, EXPIRED, LIST, Row, STALLED, VERSIONS, as_i64, as_u64, failed, game_name,
+};
 pub use tls::PgConnect;
 
 /// The connections each replica keeps to PostgreSQL unless configured (`--store-pool-size`).
@@ -142,6 +148,8 @@ pub struct PgStore {
     closing: watch::Sender<bool>,
     /// Notices from the listening task, until the match service takes them.
     incoming: Mutex<Option<mpsc::UnboundedReceiver<Notice>>>,
+    /// With `--events`: the outbox, relayed by one replica at a time.
+    outbox: Option<outbox::PgOutbox>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -151,6 +159,15 @@ impl std::fmt::Debug for PgStore {
 }
 
 impl PgStore {
+    /// The events to write: none without an outbox.
+    fn events(&self, events: &[OutboxEvent]) -> Vec<OutboxEvent> {
+        if self.outbox.is_some() {
+            events.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Connects to the database `config` names, migrates the schema, and (with its
     /// `notices`) starts listening for
     /// change notices and sending its own. A database without `LISTEN` (CockroachDB, for
@@ -161,6 +178,14 @@ impl PgStore {
     /// A bad URL, an unreachable database, or a failed migration, with the database's own
     /// message.
     pub async fn open(config: &PgConfig) -> Result<PgStore, StoreError> {
+        PgStore::open_with(config, false).await
+    }
+
+    /// [`PgStore::open`], with an outbox if `outbox` (`--events`).
+    ///
+    /// # Errors
+    /// As [`PgStore::open`].
+    pub async fn open_with(config: &PgConfig, outbox: bool) -> Result<PgStore, StoreError> {
         let (pool_size, notices) = (config.pool_size, config.notices);
         let connect = PgConnect::parse(&config.url)?;
         let mut origin = [0u8; 8];
@@ -233,6 +258,8 @@ impl PgStore {
             );
             false
         };
+        let events = Arc::new(tokio::sync::Notify::new());
+        let outbox = outbox.then(|| outbox::PgOutbox::new(connect.clone(), Arc::clone(&events)));
         let notices = listening.then(|| {
             let (notices, outgoing) = mpsc::unbounded_channel();
             tokio::spawn(notices::notify(connect, outgoing, closed));
@@ -242,6 +269,7 @@ impl PgStore {
             pool,
             notices,
             origin,
+            events,
         };
         let writer = db.clone();
         let changes = Batcher::start(changes::MAX_BATCH, changes::IN_FLIGHT, move |batch| {
@@ -257,6 +285,7 @@ impl PgStore {
             loads,
             closing,
             incoming: Mutex::new(Some(rx)),
+            outbox,
         })
     }
 }
@@ -280,17 +309,25 @@ impl MatchStore for PgStore {
         Some(self)
     }
 
+    fn outbox(&self) -> Option<&dyn Outbox> {
+        self.outbox.as_ref().map(|o| o as &dyn Outbox)
+    }
+
     fn submit_create(
         &self,
         m: &StoredMatch,
         move_number: u64,
         driving: bool,
         max_matches: usize,
+        events: &[OutboxEvent],
     ) -> Result<Ack, StoreError> {
         let store = self.db.clone();
         let m = m.clone();
+        let events = self.events(events);
         Ok(Ack::spawn(async move {
-            store.insert(m, move_number, driving, max_matches).await
+            store
+                .insert(m, move_number, driving, max_matches, &events)
+                .await
         }))
     }
 
@@ -301,8 +338,14 @@ impl MatchStore for PgStore {
     fn submit_change(&self, change: &Change<'_>) -> Result<Ack, StoreError> {
         let n = change.actions.len() as u64;
         let move_number = change.from + n;
+        let mut header = None;
         let row = if change.snapshot || sql::snapshot_due(change.from, n) {
-            Row::snapshot((change.stored)(), move_number, change.driving)
+            let stored = (change.stored)();
+            // With events, the header keeps the match's count of notices up to date.
+            if self.outbox.is_some() {
+                header = Some(sql::header_bytes(&stored));
+            }
+            Row::snapshot(stored, move_number, change.driving)
         } else {
             Row::appended(change.actions, move_number, change.driving)
         };
@@ -313,6 +356,8 @@ impl MatchStore for PgStore {
                 version: change.version,
                 row,
                 moves: (!change.snapshot).then(|| (change.from, change.actions.to_vec())),
+                events: self.events(change.events),
+                header,
                 done,
             })
             .map_err(|_| StoreError::WriterGone)?;
@@ -386,12 +431,29 @@ impl SharedStore for PgStore {
         })
     }
 
+    fn abandoned(&self, before_ms: u64) -> StoreFuture<'_, Result<Vec<(String, u64)>, StoreError>> {
+        Box::pin(async move {
+            let rows = self
+                .db
+                .read_seldom(ABANDONED, &[&as_i64(before_ms), &ACTIVE])
+                .await?;
+            Ok(rows.iter().map(|r| (r.get(0), as_u64(r.get(1)))).collect())
+        })
+    }
+
+    /// With an outbox, aborts nothing (the match service aborts the abandoned matches
+    /// itself, with their events: [`SharedStore::abandoned`]).
     fn sweep(
         &self,
         now_ms: u64,
         abandoned_before: u64,
         ended_before: u64,
     ) -> StoreFuture<'_, Result<Swept, StoreError>> {
+        let abandoned_before = if self.outbox.is_some() {
+            0
+        } else {
+            abandoned_before
+        };
         Box::pin(self.db.sweep(now_ms, abandoned_before, ended_before))
     }
 

@@ -1,13 +1,16 @@
 //! The statements a replica runs, on a pool of connections: reads retried once on a fresh
 //! connection, writes never (their outcome would be unknown).
 
-use deadpool_postgres::Pool;
-use tokio::sync::mpsc;
+use std::sync::Arc;
 
+use deadpool_postgres::Pool;
+use tokio::sync::{Notify, mpsc};
+
+use crate::store::pg::outbox::{Columns, INSERT_EVENTS};
 use crate::store::pg::sql::{
     ABANDON, ABORTED, ACTIVE, EXPIRE, INSERT, Row, as_i64, failed, header_bytes, pg_error,
 };
-use crate::store::{CommitError, StoreError, StoredMatch, Swept};
+use crate::store::{CommitError, OutboxEvent, StoreError, StoredMatch, Swept};
 
 /// The pool, and the queue of notices to send after committed changes. Cheap to clone: a
 /// write runs in a task of its own with a clone.
@@ -18,9 +21,16 @@ pub(crate) struct Db {
     pub(crate) notices: Option<mpsc::UnboundedSender<String>>,
     /// This store's mark on its notices, by which its own listener knows and skips them.
     pub(crate) origin: u64,
+    /// Poked when this replica commits events (`--events`): its relay looks at once.
+    pub(crate) events: Arc<Notify>,
 }
 
 impl Db {
+    /// Wakes this replica's relay: events were committed.
+    pub(crate) fn events_written(&self) {
+        self.events.notify_one();
+    }
+
     /// Queues a notice for the other replicas (if notices are on), marked as this store's.
     pub(crate) fn notice(&self, payload: String) {
         if let Some(notices) = &self.notices {
@@ -134,28 +144,46 @@ impl Db {
         move_number: u64,
         driving: bool,
         max_matches: usize,
+        events: &[OutboxEvent],
     ) -> Result<(), CommitError> {
         let header = header_bytes(&m);
         let id = m.id.clone();
         let row = Row::snapshot(m, move_number, driving);
         let resigned = row.resigned_seat.map(|s| s as i32);
+        let e = Columns::of(events.iter());
+        let (moves, ended) = (as_i64(row.move_number), as_i64(row.ended_at_ms));
+        let (touched, max) = (as_i64(row.touched_ms), as_i64(max_matches as u64));
         let deadline = row.deadline_ms.map(as_i64);
-        let params: [&(dyn tokio_postgres::types::ToSql + Sync); 12] = [
+        let mut params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![
             &id,
             &header,
             &row.state,
-            &as_i64(row.move_number),
+            &moves,
             &row.status,
             &resigned,
-            &as_i64(row.ended_at_ms),
-            &as_i64(row.touched_ms),
+            &ended,
+            &touched,
             &row.driving,
-            &as_i64(max_matches as u64),
+            &max,
             &row.table,
             &deadline,
         ];
-        if self.write(INSERT, &params).await? == 0 {
+        let sql = if events.is_empty() {
+            INSERT
+        } else {
+            params.extend([
+                &e.ids as &(dyn tokio_postgres::types::ToSql + Sync),
+                &e.seqs,
+                &e.subjects,
+                &e.payloads,
+            ]);
+            INSERT_EVENTS.as_str()
+        };
+        if self.write(sql, &params).await? == 0 {
             return Err(CommitError::Full);
+        }
+        if !events.is_empty() {
+            self.events_written();
         }
         Ok(())
     }

@@ -6,6 +6,8 @@ use crate::store::{StoreError, StoredMatch};
 
 /// The advisory lock held while migrating ("cardhous").
 pub(crate) const MIGRATION_LOCK: i64 = 0x6361_7264_686f_7573;
+/// The session advisory lock the replica relaying the outbox holds (`--events`).
+pub(crate) const RELAY_LOCK: i64 = 0x6361_7264_6576_6e74;
 /// The `status` column of an active match (the migrations' partial index `matches_ended`
 /// names the same code, 1).
 pub(crate) const ACTIVE: i32 = MatchStatus::Active.code();
@@ -79,6 +81,10 @@ pub(crate) const EXPIRE: &str = "WITH gone AS (DELETE FROM matches WHERE id IN (
 /// Active matches (status `$2`) whose clock ran out at or before `$1`.
 pub(crate) const EXPIRED: &str = "SELECT id FROM matches WHERE deadline_ms <= $1 AND status = $2 \
                        ORDER BY deadline_ms LIMIT 64";
+/// Active matches (status `$2`) untouched since `$1` whose bots are not playing: abandoned,
+/// for the match service to abort itself (`--events`).
+pub(crate) const ABANDONED: &str = "SELECT id, version FROM matches WHERE status = $2 AND NOT driving \
+                       AND touched_ms < $1 LIMIT 1000";
 pub(crate) const STALLED: &str = "SELECT id FROM matches WHERE status = $2 AND driving AND touched_ms < $1 \
                        LIMIT 64";
 
