@@ -534,6 +534,18 @@ pub trait State: Clone + fmt::Debug + fmt::Display + Send + Sync + 'static {
     /// # Errors
     /// [`Error::WrongNode`] if `seat` is not to act.
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error>;
+
+    /// This state as the exact card-play solver takes it ([`crate::solve::Solver::solve`]:
+    /// every card known, the value of each legal action to the end of the deal). The games
+    /// with trick play (Jass, Klaberjass, Avinas) return themselves; whether the state is one
+    /// the solver handles (the play, not the bidding) is the solve's own error.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] for a game without trick play to solve (Cribbage; the default).
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Err(crate::solve::unsupported_game(<Self::Game as Game>::NAME))
+    }
+
     /// Compact versioned bytes (game, options, rules version, history; see
     /// [`crate::codec`]). Decode with [`Game::state_from_bytes`] or
     /// [`crate::state_from_bytes`].

@@ -38,6 +38,7 @@ mod planes;
 mod registry;
 mod rng;
 pub mod seeds;
+pub mod solve;
 
 pub use card_set::{CardSet, Pack, select_in_word};
 pub use cards::{Card, Notation, Rank, Suit};

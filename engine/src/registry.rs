@@ -551,6 +551,14 @@ impl AnyState {
         on_state!(self, s => s.heuristic_action(seat, rng))
     }
 
+    /// See [`State::solvable`]: the state for [`crate::solve::Solver::solve`].
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] for a game without trick play to solve (Cribbage).
+    pub fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        on_state!(self, s => s.solvable())
+    }
+
     /// See [`State::resample`].
     ///
     /// # Errors

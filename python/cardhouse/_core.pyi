@@ -112,8 +112,8 @@ class _Bot:
 
     @property
     def name(self) -> str:
-        """The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N`` or
-        ``policy:NAME``.
+        """The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N``, ``rollout:N``,
+        ``pimc:N`` or ``policy:NAME``.
         """
     @property
     def policy_info(self) -> dict[str, Any] | None:
@@ -524,6 +524,22 @@ class State:
         Raises:
             InvalidSeatError: the seat does not exist.
             ResampleFailedError: no consistent state was found.
+        """
+    def solve(self) -> dict[int, float]:
+        """The exact card-play solver (``cardhouse::solve`` in Rust): with every card known, the
+        value of each legal action of the seat to move, under perfect play by every seat to
+        the end of the deal, as that seat's side's deal result (its ``scope = "deal"`` return:
+        the deal's score for its side minus the other side's). Omniscient: it reads every
+        hand, so a bot must solve states drawn by ``resample``, not the real one. Runs
+        without the GIL, on a table kept per thread.
+
+        Returns:
+            ``{action id: value}`` for every legal action.
+
+        Raises:
+            IllegalActionError: the game has no trick play to solve (Cribbage), or the state
+                is not one of play (a chance node, the bidding, the game is over); the message
+                says which.
         """
     def clone(self) -> State:
         """An independent copy."""

@@ -31,6 +31,10 @@ cards. A bot is deterministic for its seed and the sequence of its calls. A bot 
 * ``"rollout"`` / ``"rollout:N"`` (a name wherever a bot is taken): flat Monte Carlo, every
   legal move (a Cribbage discard as a pair) played out by the heuristic over the same ``N``
   states resampled for the seat (default 100), the best mean played.
+* ``"pimc"`` / ``"pimc:N"`` (a name wherever a bot is taken; Jass, Klaberjass, Avinas):
+  perfect-information Monte Carlo, ``N`` states resampled for the seat (default 20) each
+  solved exactly by the card-play solver (:meth:`cardhouse.State.solve`), the best mean
+  played; decisions before the play (the mode, bids, the exchange) are IS-MCTS's.
 * :func:`policy`: a trained policy (a small neural network evaluated by the engine in Rust,
   greedy over the legal actions): one shipped with cardhouse (``policy("jass")``, the same as
   the bot name ``"policy:jass"``) or a file written by :mod:`cardhouse.train`.

@@ -41,8 +41,8 @@ pub(crate) fn bot_kind(value: &Bound<'_, PyAny>) -> PyResult<BotKind> {
     Err(new_err(
         Kind::InvalidOption,
         format!(
-            "a bot must be a name (random, heuristic, ismcts, ismcts:N, policy:NAME) or a \
-             cardhouse.bots.Bot, not {}",
+            "a bot must be a name (random, heuristic, ismcts, ismcts:N, rollout:N, pimc:N, \
+             policy:NAME) or a cardhouse.bots.Bot, not {}",
             value.get_type().name()?
         ),
     ))
@@ -50,8 +50,8 @@ pub(crate) fn bot_kind(value: &Bound<'_, PyAny>) -> PyResult<BotKind> {
 
 #[pymethods]
 impl PyBot {
-    /// The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N`` or
-    /// ``policy:NAME``.
+    /// The bot's name: ``random``, ``heuristic``, ``ismcts``, ``ismcts:N``, ``rollout:N``,
+    /// ``pimc:N`` or ``policy:NAME``.
     #[getter]
     fn name(&self) -> String {
         self.kind.to_string()

@@ -11,6 +11,14 @@ use crate::convert::{json_to_py, seat};
 use crate::errors::{Kind, ResultExt, new_err};
 use crate::rng::RngSource;
 
+thread_local! {
+    /// The solver of `State.solve` on this thread: its table (12 MiB) is allocated on the
+    /// first solve and reused (a table is exact across positions; it empties itself when the
+    /// game or trump changes).
+    static SOLVER: std::cell::RefCell<Option<cardhouse::solve::Solver>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn viewer(seat_arg: Option<i64>, omniscient: bool, players: usize) -> PyResult<Viewer> {
     match (seat_arg, omniscient) {
         (Some(_), true) => Err(new_err(
@@ -309,6 +317,36 @@ impl PyState {
         let state = &self.state;
         let new = source.run_detached(py, |r| state.resample(s, r)).py()?;
         Ok(PyState::new(new))
+    }
+
+    /// The exact card-play solver (``cardhouse::solve`` in Rust): with every card known, the
+    /// value of each legal action of the seat to move, under perfect play by every seat to
+    /// the end of the deal, as that seat's side's deal result (its ``scope = "deal"`` return:
+    /// the deal's score for its side minus the other side's). Omniscient: it reads every
+    /// hand, so a bot must solve states drawn by ``resample``, not the real one. Runs
+    /// without the GIL, on a table kept per thread.
+    ///
+    /// Returns:
+    ///     ``{action id: value}`` for every legal action.
+    ///
+    /// Raises:
+    ///     IllegalActionError: the game has no trick play to solve (Cribbage), or the state
+    ///         is not one of play (a chance node, the bidding, the game is over); the message
+    ///         says which.
+    fn solve(&self, py: Python<'_>) -> PyResult<std::collections::BTreeMap<u32, f64>> {
+        let state = &self.state;
+        let solution = py.detach(|| {
+            SOLVER.with_borrow_mut(|solver| {
+                let solver = solver.get_or_insert_with(cardhouse::solve::Solver::new);
+                solver.solve(state.solvable()?)
+            })
+        });
+        let solution = solution.py()?;
+        Ok(solution
+            .actions
+            .into_iter()
+            .map(|(a, v)| (a, f64::from(v)))
+            .collect())
     }
 
     /// An independent copy.

@@ -142,12 +142,16 @@ pub fn game_description(game: &AnyGame) -> pb::GameDescription {
     }
 }
 
-/// The names of the bots that can play `game` (the engine's kinds and its shipped policies).
+/// The names of the bots that can play `game` (the engine's kinds, `pimc` where the game
+/// has trick play to solve, and its shipped policies).
 fn bot_names(game: &AnyGame) -> Vec<String> {
     let mut names: Vec<String> = ["random", "heuristic", "ismcts", "rollout"]
         .iter()
         .map(|&n| n.to_owned())
         .collect();
+    if game.new_initial_state().solvable().is_ok() {
+        names.push("pimc".to_owned());
+    }
     for policy in cardhouse::bots::policy::shipped_names() {
         let name = format!("policy:{policy}");
         if name

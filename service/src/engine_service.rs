@@ -355,6 +355,32 @@ fn at_index(i: usize, err: ApiError) -> ApiError {
     }
 }
 
+/// The exact values of the legal actions at a state of trick play. A state the solver does
+/// not take (Cribbage, a state outside the play) is the caller's mistake: INVALID_ARGUMENT
+/// with the engine's reason.
+fn solve(req: &pb::SolveRequest) -> Result<pb::SolveResponse, ApiError> {
+    let state = decode_state(&req.state)?;
+    let not_solvable = |e: cardhouse::Error| match e {
+        cardhouse::Error::WrongNode(why) => ApiError::InvalidArgument(why),
+        other => ApiError::Engine(other),
+    };
+    let solvable = state.solvable().map_err(not_solvable)?;
+    let solution = cardhouse::solve::solve(solvable).map_err(not_solvable)?;
+    Ok(pb::SolveResponse {
+        seat: solution.seat as u32,
+        value: solution.value,
+        actions: solution
+            .actions
+            .iter()
+            .map(|&(id, value)| pb::SolvedAction {
+                id: Some(id),
+                text: state.action_to_string(id),
+                value,
+            })
+            .collect(),
+    })
+}
+
 type Reply<T> = Result<Response<T>, Status>;
 
 impl EngineService {
@@ -541,6 +567,16 @@ impl Engine for EngineService {
         let out = tokio::task::spawn_blocking(move || guard(|| batch_step(req, &limits, cancel)))
             .await
             .unwrap_or_else(|e| Err(ApiError::Internal(format!("batch task failed: {e}"))));
+        self.reply(out)
+    }
+
+    async fn solve(&self, req: Request<pb::SolveRequest>) -> Reply<pb::SolveResponse> {
+        let req = req.into_inner();
+        // CPU-bound (milliseconds late in a deal, seconds for a Jass deal from its first
+        // lead): off the async workers.
+        let out = tokio::task::spawn_blocking(move || guard(|| solve(&req)))
+            .await
+            .unwrap_or_else(|e| Err(ApiError::Internal(format!("solve task failed: {e}"))));
         self.reply(out)
     }
 }

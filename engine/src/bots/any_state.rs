@@ -61,4 +61,24 @@ impl AnyState {
             crate::bots::rollout::root_values(s, seat, config, rng, stop)
         })
     }
+
+    /// The mean values of the `pimc` bot for every legal action of `seat` (to act), from
+    /// what `seat` knows only: see [`crate::bots::pimc::root_values`]. Draws from `rng` as
+    /// the `pimc` bot of the same `config` does.
+    ///
+    /// # Errors
+    /// [`Error::WrongNode`] if `seat` is not to act; otherwise as
+    /// [`crate::bots::pimc::root_values`].
+    pub fn pimc_root<R: Rng + ?Sized>(
+        &self,
+        config: &crate::bots::PimcConfig,
+        seat: usize,
+        rng: &mut R,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Vec<crate::bots::pimc::WorldValue>, Error> {
+        on_state!(self, s => {
+            crate::game::expect_turn(s, seat)?;
+            crate::bots::pimc::root_values(s, seat, config, rng, stop)
+        })
+    }
 }

@@ -4,7 +4,8 @@
 //! the legal actions, the `heuristic` bot at the seat's own hand and the public cards (each
 //! game documents its heuristic in its `heuristic` module, reached through
 //! [`State::heuristic_action`]), and [`ismcts`] searches over [`State::resample`]
-//! determinizations for the seat, never over the real hidden cards, and a trained [`policy`]
+//! determinizations for the seat, never over the real hidden cards, as do [`rollout`] and
+//! [`pimc`] (which solves each determinization exactly), and a trained [`policy`]
 //! reads the seat's observation only. Tests prove it by
 //! varying the hidden cards of the other seats.
 //!
@@ -38,6 +39,7 @@ mod any_state;
 pub mod arena;
 pub mod autoplay;
 pub mod ismcts;
+pub mod pimc;
 pub mod policy;
 pub mod random;
 pub mod rollout;
@@ -47,6 +49,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 pub use ismcts::{IsmctsConfig, RootEdge};
+pub use pimc::PimcConfig;
 pub use policy::Policy;
 pub use rollout::RolloutConfig;
 
@@ -64,6 +67,8 @@ pub enum BotKind {
     Ismcts(IsmctsConfig),
     /// Flat Monte Carlo rollouts of the heuristic from every plan ([`rollout`]).
     Rollout(RolloutConfig),
+    /// Perfect-information Monte Carlo: determinizations solved exactly ([`pimc`]).
+    Pimc(PimcConfig),
     /// A trained policy ([`policy`]): `policy:NAME` for a shipped one, or weights the caller
     /// read ([`Policy::from_bytes`]).
     Policy(Arc<Policy>),
@@ -72,9 +77,9 @@ pub enum BotKind {
 impl BotKind {
     /// The names accepted by [`BotKind::from_str`].
     pub const NAMES: &'static [&'static str] =
-        &["random", "heuristic", "ismcts", "rollout", "policy"];
+        &["random", "heuristic", "ismcts", "rollout", "pimc", "policy"];
 
-    /// Short name: `random`, `heuristic`, `ismcts`, `rollout`, `policy`.
+    /// Short name: `random`, `heuristic`, `ismcts`, `rollout`, `pimc`, `policy`.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -82,6 +87,7 @@ impl BotKind {
             BotKind::Heuristic => "heuristic",
             BotKind::Ismcts(_) => "ismcts",
             BotKind::Rollout(_) => "rollout",
+            BotKind::Pimc(_) => "pimc",
             BotKind::Policy(_) => "policy",
         }
     }
@@ -112,6 +118,7 @@ impl fmt::Display for BotKind {
             BotKind::Rollout(c) if *c != RolloutConfig::default() => {
                 write!(f, "rollout:{}", c.samples)
             }
+            BotKind::Pimc(c) if *c != PimcConfig::default() => write!(f, "pimc:{}", c.worlds),
             BotKind::Policy(p) => write!(f, "policy:{}", p.name()),
             other => f.write_str(other.name()),
         }
@@ -122,8 +129,9 @@ impl FromStr for BotKind {
     type Err = Error;
 
     /// `random`, `heuristic`, `ismcts`, `ismcts:N` (N iterations per move, 1 to
-    /// 1,000,000), `rollout`, `rollout:N` (N determinizations per move, 1 to 100,000) or
-    /// `policy:NAME` (a policy shipped with the engine, [`policy::shipped`]).
+    /// 1,000,000), `rollout`, `rollout:N` (N determinizations per move, 1 to 100,000),
+    /// `pimc`, `pimc:N` (N worlds solved per move, 1 to 10,000) or `policy:NAME` (a policy
+    /// shipped with the engine, [`policy::shipped`]).
     fn from_str(text: &str) -> Result<BotKind, Error> {
         let text = text.trim();
         let bad = |why: String| Error::InvalidBot {
@@ -157,10 +165,21 @@ impl FromStr for BotKind {
                     "rollout:N with N determinizations per move, 1 to 100000".into(),
                 )),
             },
+            ("pimc", None) => Ok(BotKind::Pimc(PimcConfig::default())),
+            ("pimc", Some(n)) => match n.trim().parse::<u32>() {
+                Ok(n) if (1..=10_000).contains(&n) => Ok(BotKind::Pimc(PimcConfig {
+                    worlds: n,
+                    ..PimcConfig::default()
+                })),
+                _ => Err(bad(
+                    "pimc:N with N worlds solved per move, 1 to 10000".into()
+                )),
+            },
             ("policy", Some(n)) => Ok(BotKind::Policy(policy::shipped(n.trim())?)),
             _ => Err(bad(format!(
                 "random, heuristic, ismcts, ismcts:N (N iterations per move), rollout, rollout:N \
-                 (N determinizations per move) or policy:NAME \
+                 (N determinizations per move), pimc, pimc:N (N worlds solved per move) or \
+                 policy:NAME \
                  (shipped: {})",
                 policy::shipped_names().join(", ")
             ))),
@@ -199,6 +218,7 @@ pub fn choose<S: State, R: Rng + ?Sized>(
         BotKind::Heuristic => state.heuristic_action(seat, rng),
         BotKind::Ismcts(config) => ismcts::search(state, seat, config, rng, stop),
         BotKind::Rollout(config) => rollout::search(state, seat, config, rng, stop),
+        BotKind::Pimc(config) => pimc::search(state, seat, config, rng, stop),
         BotKind::Policy(p) => p.action(state, seat, rng),
     }
 }

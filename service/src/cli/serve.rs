@@ -140,6 +140,12 @@ pub struct ServeArgs {
     #[arg(long, env = "CARDHOUSE_MAX_ROLLOUT_SAMPLES", default_value_t = 10_000,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_rollout_samples: u32,
+    /// Most worlds a `pimc` bot may solve exactly for one move, whatever its seat asks
+    /// (CreateMatch refuses more). A world early in a Jass deal takes far longer than one
+    /// late in it (see --bot-move-ms).
+    #[arg(long, env = "CARDHOUSE_MAX_PIMC_WORLDS", default_value_t = 1_000,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    max_pimc_worlds: u32,
     /// Most milliseconds a bot may think about one move, a seat's or Engine.BotAction's (it
     /// then plays its best so far).
     #[arg(long, env = "CARDHOUSE_BOT_MOVE_MS", default_value_t = 10_000,
@@ -400,6 +406,7 @@ fn config(args: ServeArgs, engine_access: EngineAccess) -> Config {
                 .max(1),
             max_ismcts_iterations: args.max_ismcts_iterations,
             max_rollout_samples: args.max_rollout_samples,
+            max_pimc_worlds: args.max_pimc_worlds,
             bot_move_time: Duration::from_millis(args.bot_move_ms),
             max_match_actions: args.max_match_actions,
             all_bot_matches: match args.all_bot_matches {

@@ -23,8 +23,9 @@ pub struct SimulateArgs {
     #[arg(long = "options", short = 'o', num_args = 1.., value_name = "KEY=VALUE")]
     options: Vec<String>,
     /// Bots per seat, comma-separated (`random`, `heuristic`, `ismcts`, `ismcts:N`,
-    /// `policy:GAME` for the policy shipped for that game, `policy:FILE.chp` for a trained
-    /// one); a shorter list repeats round the table.
+    /// `rollout:N`, `pimc:N` (N worlds solved exactly a move), `policy:GAME` for the policy
+    /// shipped for that game, `policy:FILE.chp` for a trained one); a shorter list repeats
+    /// round the table.
     #[arg(long, default_value = "heuristic,random")]
     bots: String,
     /// Matches to play (duplicate sets with --duplicate).

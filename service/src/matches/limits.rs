@@ -36,6 +36,9 @@ pub struct MatchLimits {
     /// Most determinizations a `rollout` bot may spend on one move (`--max-rollout-samples`;
     /// `CreateMatch` refuses more, a stored match asking more is held to it).
     pub max_rollout_samples: u32,
+    /// Most worlds a `pimc` bot may solve for one move (`--max-pimc-worlds`; `CreateMatch`
+    /// refuses more, a stored match asking more is held to it).
+    pub max_pimc_worlds: u32,
     /// Most time a bot may think about one move; the search then plays its best move so far.
     pub bot_move_time: Duration,
     /// Most actions (chance, bots and seats alike) in one match: a match that reaches it is
@@ -73,6 +76,7 @@ impl Default for MatchLimits {
             bot_workers: std::thread::available_parallelism().map_or(1, usize::from),
             max_ismcts_iterations: 100_000,
             max_rollout_samples: 10_000,
+            max_pimc_worlds: 1_000,
             bot_move_time: Duration::from_secs(10),
             max_match_actions: 100_000,
             all_bot_matches: AllBotMatches::Allow,
@@ -87,6 +91,7 @@ impl MatchLimits {
         crate::matches::seats::BotLimits {
             max_ismcts_iterations: self.max_ismcts_iterations,
             max_rollout_samples: self.max_rollout_samples,
+            max_pimc_worlds: self.max_pimc_worlds,
         }
     }
 }

@@ -16,6 +16,8 @@ pub struct BotLimits {
     pub max_ismcts_iterations: u32,
     /// Most determinizations a move of the `rollout` bot (`--max-rollout-samples`).
     pub max_rollout_samples: u32,
+    /// Most worlds a move of the `pimc` bot solves (`--max-pimc-worlds`).
+    pub max_pimc_worlds: u32,
 }
 
 impl Default for BotLimits {
@@ -23,6 +25,7 @@ impl Default for BotLimits {
         BotLimits {
             max_ismcts_iterations: 100_000,
             max_rollout_samples: 10_000,
+            max_pimc_worlds: 1_000,
         }
     }
 }
@@ -55,6 +58,13 @@ pub fn bot_for(name: &str, game: &AnyGame, limits: BotLimits) -> Result<BotKind,
                 c.samples, limits.max_rollout_samples
             )));
         }
+        BotKind::Pimc(c) if c.worlds > limits.max_pimc_worlds => {
+            return Err(ApiError::InvalidArgument(format!(
+                "bot `{name}` asks {} worlds solved a move; this server allows at most {} \
+                 (--max-pimc-worlds)",
+                c.worlds, limits.max_pimc_worlds
+            )));
+        }
         _ => {}
     }
     Ok(bot)
@@ -81,6 +91,10 @@ fn held(bot: BotKind, game: &AnyGame, limits: BotLimits) -> BotKind {
         BotKind::Rollout(mut c) if c.samples > limits.max_rollout_samples => {
             c.samples = limits.max_rollout_samples.max(1);
             BotKind::Rollout(c)
+        }
+        BotKind::Pimc(mut c) if c.worlds > limits.max_pimc_worlds => {
+            c.worlds = limits.max_pimc_worlds.max(1);
+            BotKind::Pimc(c)
         }
         other => other,
     }
@@ -138,9 +152,12 @@ pub fn stored_bot(name: &str, game: &AnyGame, limits: BotLimits) -> Result<BotKi
 }
 
 /// Whether `bot` is slow enough to be played only on the bot workers, never on a request's
-/// thread (a search: IS-MCTS, rollouts).
+/// thread (a search: IS-MCTS, rollouts, PIMC's solves).
 pub fn is_slow(bot: &BotKind) -> bool {
-    matches!(bot, BotKind::Ismcts(_) | BotKind::Rollout(_))
+    matches!(
+        bot,
+        BotKind::Ismcts(_) | BotKind::Rollout(_) | BotKind::Pimc(_)
+    )
 }
 
 #[cfg(test)]
@@ -156,6 +173,7 @@ mod tests {
         let limits = BotLimits {
             max_ismcts_iterations: 500,
             max_rollout_samples: 50,
+            max_pimc_worlds: 30,
         };
         let jass = game("jass");
         for name in [
@@ -164,6 +182,8 @@ mod tests {
             "ismcts",
             "ismcts:500",
             "rollout:50",
+            "pimc",
+            "pimc:30",
             "policy:jass",
         ] {
             assert!(bot_for(name, &jass, limits).is_ok(), "{name}");
@@ -178,6 +198,11 @@ mod tests {
         let over = bot_for("rollout", &jass, limits).unwrap_err().to_string();
         assert!(
             over.contains("--max-rollout-samples") && over.contains("50"),
+            "{over}"
+        );
+        let over = bot_for("pimc:31", &jass, limits).unwrap_err().to_string();
+        assert!(
+            over.contains("--max-pimc-worlds") && over.contains("30"),
             "{over}"
         );
         // Cribbage's default search is 1,000 iterations: over this server's limit.
@@ -198,11 +223,13 @@ mod tests {
         let limits = BotLimits {
             max_ismcts_iterations: 10,
             max_rollout_samples: 5,
+            max_pimc_worlds: 7,
         };
         let seats = [
             Seat::Human,
             Seat::Bot(BotSeat::Named),
             Seat::Bot(BotSeat::Ismcts),
+            Seat::Bot(BotSeat::Named),
             Seat::Bot(BotSeat::Named),
         ];
         let names = [
@@ -210,11 +237,12 @@ mod tests {
             Some("ismcts:400".into()),
             None,
             Some("rollout:300".into()),
+            Some("pimc:100".into()),
         ];
         let bots = seat_bots(&seats, &names, &game("jass"), 0, limits).unwrap();
         let shown: Vec<String> = bots.iter().flatten().map(ToString::to_string).collect();
-        assert_eq!(shown, ["ismcts:10", "ismcts:10", "rollout:5"]);
-        let broken = [None, Some("nonsense".into()), None, None];
+        assert_eq!(shown, ["ismcts:10", "ismcts:10", "rollout:5", "pimc:7"]);
+        let broken = [None, Some("nonsense".into()), None, None, None];
         assert!(seat_bots(&seats, &broken, &game("jass"), 0, limits).is_err());
     }
 }

@@ -126,6 +126,7 @@ impl MatchesService {
             bot_workers = hub.pool.workers(),
             max_ismcts_iterations = hub.limits.max_ismcts_iterations,
             max_rollout_samples = hub.limits.max_rollout_samples,
+            max_pimc_worlds = hub.limits.max_pimc_worlds,
             max_match_actions = hub.limits.max_match_actions,
             "bot workers started"
         );

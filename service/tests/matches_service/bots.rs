@@ -89,11 +89,35 @@ async fn every_bot_kind_sits_in_every_game_and_plays_the_same_from_the_same_seed
     server.stop().await;
 }
 
+/// The pimc bot sits like the others (a slow bot: on the bot workers), in a game with tricks
+/// to solve, and plays the same match from the same seed.
+#[tokio::test]
+async fn the_pimc_bot_sits_and_plays_the_same_from_the_same_seed() {
+    let server = TestServer::memory().await;
+    let mut client = server.matches().await;
+    let mut played = Vec::new();
+    for _ in 0..2 {
+        let r = client
+            .create_match(named("klaberjass", 2, &["pimc:2", "heuristic"]))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(r.view.as_ref().unwrap().bots[&0], "pimc:2");
+        let rec = finished(&mut client, &r.match_id, &r.owner_token).await;
+        assert_eq!(rec.status, pb::MatchStatus::Finished as i32);
+        check_record(&rec);
+        played.push(rec.steps.iter().map(|s| s.action()).collect::<Vec<_>>());
+    }
+    assert_eq!(played[0], played[1], "the same seed, the same match");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_bot_over_the_servers_limits_or_of_another_game_is_refused_by_name() {
     let limits = cardhouse_server::matches::MatchLimits {
         max_ismcts_iterations: 50,
         max_rollout_samples: 20,
+        max_pimc_worlds: 10,
         ..Default::default()
     };
     let server = TestServer::start(cardhouse_server::Config {
@@ -112,6 +136,8 @@ async fn a_bot_over_the_servers_limits_or_of_another_game_is_refused_by_name() {
         (["ismcts", "random"], "--max-ismcts-iterations"),
         (["rollout:21", "random"], "--max-rollout-samples"),
         (["rollout", "random"], "--max-rollout-samples"),
+        (["pimc:11", "random"], "--max-pimc-worlds"),
+        (["pimc", "random"], "--max-pimc-worlds"),
         (["policy:cribbage", "random"], "cribbage"),
         (["alphazero", "random"], "rollout:N"),
     ] {

@@ -83,6 +83,7 @@ mod play;
 pub use play::winning_position;
 mod resample;
 pub mod scoring;
+mod solve;
 mod steps;
 mod text;
 mod trumps;
@@ -690,5 +691,9 @@ impl State for AvinasState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
+    }
+
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Ok(self)
     }
 }

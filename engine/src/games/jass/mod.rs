@@ -49,6 +49,7 @@ mod options;
 mod play;
 mod resample;
 mod scoring;
+mod solve;
 mod text;
 mod view;
 pub mod wys;
@@ -596,5 +597,9 @@ impl State for JassState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
+    }
+
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Ok(self)
     }
 }

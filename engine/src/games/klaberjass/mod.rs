@@ -79,6 +79,7 @@ mod play;
 mod resample;
 pub mod scoring;
 pub mod sequences;
+mod solve;
 mod steps;
 mod text;
 mod view;
@@ -635,5 +636,9 @@ impl State for KlaberjassState {
     fn heuristic_action<R: Rng + ?Sized>(&self, seat: usize, rng: &mut R) -> Result<Action, Error> {
         crate::game::expect_turn(self, seat)?;
         Ok(heuristic::action(self, seat, rng))
+    }
+
+    fn solvable(&self) -> Result<&dyn crate::solve::Solvable, Error> {
+        Ok(self)
     }
 }
