@@ -28,7 +28,7 @@
 //!
 //! The value of an action (or of the position) is the **deal's result for the side of the
 //! seat to move** when every seat plays perfectly from there on, with every card known: that
-//! side's deal score minus the other side's, exactly what [`State::returns`] gives that seat
+//! side's deal score minus the other side's, exactly what [`State::returns`](crate::State::returns) gives that seat
 //! at the end of the deal under `scope = deal`. It counts everything the deal scores, what is
 //! already taken included (so the values of the actions of one position differ only by what
 //! the play from there decides):
@@ -125,7 +125,7 @@ pub struct Solution {
     pub seat: usize,
     /// The value of the position: the best action's value.
     pub value: i32,
-    /// Every legal action (ascending ids, as [`State::legal_actions`] lists them) with its value.
+    /// Every legal action (ascending ids, as [`State::legal_actions`](crate::State::legal_actions) lists them) with its value.
     pub actions: Vec<(Action, i32)>,
 }
 
