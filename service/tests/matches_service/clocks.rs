@@ -408,10 +408,11 @@ async fn a_seat_away_is_played_at_once_and_comes_back() {
             .expect("the notices come")
             .unwrap()
             .unwrap();
+        // The other seat's clock may run out too on a slow machine: only `first`'s count.
         if let Some(pb::watch_response::Kind::Event(e)) = msg.kind
             && let Some(n) = e.notice
+            && n.seat == Some(first as u32)
         {
-            assert_eq!(n.seat, Some(first as u32));
             kinds.push(n.kind);
         }
     }
