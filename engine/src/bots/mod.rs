@@ -222,3 +222,23 @@ pub fn choose<S: State, R: Rng + ?Sized>(
         BotKind::Policy(p) => p.action(state, seat, rng),
     }
 }
+
+/// The action of the first entry of `values` with the highest `value` (ties to the earlier
+/// entry): how the bots that value every legal action (`rollout`, `pimc`) choose.
+///
+/// # Errors
+/// [`Error::GameOver`] if `values` is empty (no legal action).
+pub(crate) fn best_valued<T>(
+    values: &[T],
+    value: impl Fn(&T) -> f64,
+    action: impl Fn(&T) -> Action,
+) -> Result<Action, Error> {
+    values
+        .iter()
+        .fold(None::<&T>, |best, v| match best {
+            Some(b) if value(b) >= value(v) => Some(b),
+            _ => Some(v),
+        })
+        .map(action)
+        .ok_or(Error::GameOver)
+}

@@ -84,14 +84,7 @@ pub fn search<S: State, R: Rng + ?Sized>(
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<Action, Error> {
     let values = root_values(root, seat, config, rng, stop)?;
-    values
-        .iter()
-        .fold(None::<&WorldValue>, |best, v| match best {
-            Some(b) if b.value >= v.value => Some(b),
-            _ => Some(v),
-        })
-        .map(|v| v.action)
-        .ok_or(Error::GameOver)
+    super::best_valued(&values, |v| v.value, |v| v.action)
 }
 
 /// One entry per legal action of `seat` (ascending ids) with its mean value over the solved
